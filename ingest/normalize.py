@@ -1,0 +1,66 @@
+"""Text normalisation (for indexing and matching) and short human labels for citations."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_LATEX_WRAPPERS = re.compile(r"\\(?:textit|textbf|emph|texttt|textsc|mathrm|mathbf|mathit|text|url|href)\{([^{}]*)\}")
+_LATEX_ESCAPES = re.compile(r"\\([%&$#_{}])")
+_LATEX_COMMANDS = re.compile(r"\\(?:cite|ref|label)\{[^{}]*\}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_WS = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """NFC, LaTeX escapes and wrappers resolved, control chars dropped, whitespace collapsed."""
+    text = unicodedata.normalize("NFC", text)
+    text = _CONTROL.sub(" ", text)
+    text = _LATEX_COMMANDS.sub("", text)
+    for _ in range(3):  # nested wrappers: \textbf{\textit{x}}
+        text = _LATEX_WRAPPERS.sub(r"\1", text)
+    text = _LATEX_ESCAPES.sub(r"\1", text)
+    text = text.replace("~", " ") if "\\" in text else text
+    return _WS.sub(" ", text).strip()
+
+
+def content_id(normalized: str) -> str:
+    """Stable id from content: the same abstract always gets the same id."""
+    key = _WS.sub(" ", normalized.lower()).strip()
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+_NAME = r"([A-Z][\w\-+.]*[A-Z0-9][\w\-+]*(?:[ -][A-Z][\w\-+]*)*|[A-Z][a-z]+(?:[ -][A-Z][\w\-+]*)+)"
+_INTRO = re.compile(
+    r"\b(?:we|this paper|this work|here we)\s+(?:propose|introduce|present|develop|release|call|name|dub)s?\s+"
+    r"(?:a |an |the )?(?:new |novel |simple |general |family of |framework,? |method,? |model,? |approach,? )*"
+    + _NAME
+)
+_CALLED = re.compile(r"\b(?:called|named|dubbed|termed|coined)\s+" + _NAME)
+_ACRONYM_DEF = re.compile(r"\(([A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\)")
+_NAME_COLON = re.compile(r"\b" + _NAME + r"(?=:|,? (?:a|an) (?:new|novel|simple))")
+
+
+_GENERIC = {
+    "LLM", "LLMS", "RNN", "RNNS", "RL", "NLP", "NLU", "NLG", "MLP", "MLPS", "ICL", "MLLM", "MLLMS",
+    "CNN", "CNNS", "GPU", "GPUS", "TPU", "VIT", "VITS", "LM", "LMS", "QA", "SOTA", "AI", "ML", "KV",
+    "FFN", "FFNS", "SSM", "SSMS", "MOE", "GNN", "GNNS", "VLM", "VLMS", "RAG", "COT", "SGD", "PEFT",
+}
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_INTRO_WORDS = re.compile(r"\b(?:we|our|this paper|this work)\b.*\b(?:propos|introduc|present|call|name|dub|term|coin)", re.I)
+
+
+def make_label(text: str, max_words: int = 6) -> str:
+    """The method name an abstract introduces, else its first words."""
+    for sentence in _SENTENCE_END.split(text):
+        if not _INTRO_WORDS.search(sentence):
+            continue
+        for pattern in (_INTRO, _CALLED, _NAME_COLON, _ACRONYM_DEF):
+            for m in pattern.finditer(sentence):
+                name = m.group(1).strip(" .,-")
+                if 2 <= len(name) <= 40 and name.upper().rstrip("S") not in _GENERIC and name.upper() not in _GENERIC:
+                    return name
+    words = text.split()
+    label = " ".join(words[:max_words])
+    return label + ("…" if len(words) > max_words else "")

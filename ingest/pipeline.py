@@ -1,0 +1,200 @@
+"""Incremental ingest: files -> normalised, deduplicated abstracts -> sentence chunks -> Chroma.
+
+Chroma itself is the record of what is stored (no side cache): a re-run compares content ids
+with the docs collection, so unchanged abstracts are never re-embedded, and a run killed at any
+point is completed by the next one. (LlamaIndex's IngestionPipeline keeps its dedup cache in a
+separate docstore file, which a SIGKILL can leave out of step with the vector store.)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.vector_stores.utils import node_to_metadata_dict
+
+from assistant.store import Store, StoredDoc, doc_metadata
+from ingest.chunking import chunk_text
+from ingest.dedup import find_versions
+from ingest.loaders import iter_files, load_file
+from ingest.normalize import content_id, make_label, normalize_text
+from ingest.records import Problem, Record
+
+EMBED_BATCH_DOCS = 64  # docs written per step; a kill loses at most this much work
+
+
+@dataclass
+class IngestReport:
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    duplicates: int = 0  # repeated records folded into an existing abstract
+    versions: int = 0  # new abstracts linked as a version of an earlier one
+    removed: int = 0
+    rejected: list[Problem] = field(default_factory=list)
+    files: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    chunks_added: int = 0
+    totals: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        lines = [
+            f"{self.files} file(s): {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.duplicates} duplicates, {self.versions} linked versions, {self.removed} removed, "
+            f"{len(self.rejected)} rejected ({self.seconds:.1f} s)",
+        ]
+        if self.totals:
+            lines.append(f"index now holds {self.totals.get('abstracts', 0)} abstracts "
+                         f"({self.totals.get('works', 0)} works), {self.totals.get('chunks', 0)} chunks")
+        lines += [f"  rejected {p}" for p in self.rejected]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k != "rejected"}
+        d["rejected"] = [{"path": p.path, "line": p.line, "reason": p.reason} for p in self.rejected]
+        return d
+
+
+def _display_path(path: Path) -> str:
+    resolved = path.resolve()
+    try:
+        return str(resolved.relative_to(Path.cwd()))
+    except ValueError:
+        return str(resolved)
+
+
+def ingest_paths(
+    paths: list[str | Path], store: Store, embedder: Any, *, prune: bool = False, progress: bool = True
+) -> IngestReport:
+    started = time.perf_counter()
+    report = IngestReport()
+    # 1. Read every file; a file that cannot be read at all leaves its stored abstracts alone.
+    by_id: dict[str, list[Record]] = defaultdict(list)
+    parsed_files: set[str] = set()
+    for path in iter_files(paths):
+        report.files += 1
+        if not path.exists():
+            report.rejected.append(Problem(str(path), 0, "no such file"))
+            continue
+        records, problems = load_file(path)
+        report.rejected += problems
+        whole_file_failed = any(p.line == 0 for p in problems) and not records
+        if not whole_file_failed:
+            parsed_files.add(str(path.resolve()))
+        for rec in records:
+            rec.path = str(path.resolve())
+            by_id[content_id(normalize_text(rec.text))].append(rec)
+    report.duplicates = sum(len(v) - 1 for v in by_id.values())
+
+    # 2. Compare with what is stored (after sweeping chunks orphaned by an interrupted run).
+    stored = store.all_docs()
+    orphans = store.chunk_doc_ids() - set(stored)
+    if orphans:
+        store.call("sweeping chunks", store.chunks.delete, where={"doc_id": {"$in": sorted(orphans)}})
+    changed: list[StoredDoc] = []
+    to_delete: list[str] = []
+    for doc in stored.values():
+        keep = [s for s in doc.sources if s.rsplit(":", 1)[0] not in parsed_files]
+        if prune:
+            keep = [s for s in keep if Path(s.rsplit(":", 1)[0]).exists()]
+        keep += [f"{r.path}:{r.line}" for r in by_id.get(doc.doc_id, [])]
+        if not keep:
+            to_delete.append(doc.doc_id)
+        elif keep != doc.sources:
+            doc.sources = keep
+            changed.append(doc)
+    new_ids = [i for i in by_id if i not in stored]
+    report.unchanged = len(by_id) - len(new_ids)
+
+    # 3. Build new docs, link versions, embed and write in batches (chunks first, doc last).
+    new_docs = {i: _new_doc(i, by_id[i]) for i in new_ids}
+    existing_texts = {i: d.text for i, d in stored.items() if i not in to_delete}
+    versions = find_versions({i: d.text for i, d in new_docs.items()}, existing_texts)
+    for i, work in versions.items():
+        new_docs[i].work_id = stored[work].work_id if work in stored else new_docs[work].work_id if work in new_docs else work
+    report.versions = len(versions)
+    bar = _progress(len(new_docs), progress)
+    items = list(new_docs.values())
+    for b in range(0, len(items), EMBED_BATCH_DOCS):
+        batch = items[b : b + EMBED_BATCH_DOCS]
+        report.chunks_added += _write_batch(batch, store, embedder, report)
+        bar.update(len(batch))
+    bar.close()
+
+    # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
+    store.update_doc_metadata(changed)
+    store.delete_docs(to_delete)
+    files_replaced = {f for i in to_delete for f in stored[i].files}
+    report.updated = min(len(to_delete), sum(1 for d in new_docs.values() if set(s.rsplit(":", 1)[0] for s in d.sources) & files_replaced))
+    report.added = len(new_docs) - report.updated
+    report.removed = len(to_delete) - report.updated
+    counts = store.counts()
+    counts["works"] = len({d.work_id for d in store.all_docs().values()})
+    report.totals = counts
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _new_doc(doc_id: str, records: list[Record]) -> StoredDoc:
+    first = records[0]
+    text = normalize_text(first.text)
+    meta: dict[str, Any] = dict(first.metadata)
+    if first.title:
+        meta["title"] = first.title
+    if first.external_id:
+        meta["external_id"] = first.external_id
+    label = first.title if first.title and len(first.title) <= 60 else make_label(text)
+    return StoredDoc(doc_id=doc_id, text=text, original=first.text.strip(), label=label,
+                     sources=[f"{r.path}:{r.line}" for r in records], work_id=doc_id, metadata=meta)
+
+
+def _write_batch(batch: list[StoredDoc], store: Store, embedder: Any, report: IngestReport) -> int:
+    count = getattr(embedder, "count_tokens", lambda t: len(t.split()) * 4 // 3)
+    nodes: list[TextNode] = []
+    owners: list[int] = []
+    for j, doc in enumerate(batch):
+        for ch in chunk_text(doc.text, count):
+            node = TextNode(
+                id_=f"{doc.doc_id}-{ch.index}", text=ch.text, start_char_idx=ch.start, end_char_idx=ch.end,
+                metadata={"label": doc.label, "chunk": ch.index},
+                excluded_embed_metadata_keys=["label", "chunk"], excluded_llm_metadata_keys=["chunk"],
+            )
+            node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=doc.doc_id)
+            nodes.append(node)
+            owners.append(j)
+    t = time.perf_counter()
+    vectors = np.asarray(embedder([n.text for n in nodes]), dtype=np.float32)
+    report.embed_seconds += time.perf_counter() - t
+    store.call("writing chunks", store.chunks.upsert, ids=[n.node_id for n in nodes], embeddings=vectors,
+               documents=[n.text for n in nodes], metadatas=[node_to_metadata_dict(n, remove_text=True, flat_metadata=True) for n in nodes])
+    # A doc's own vector: the normalised mean of its chunks (used for near-duplicate search and UI).
+    doc_vectors = []
+    owners_arr = np.asarray(owners)
+    for j in range(len(batch)):
+        v = vectors[owners_arr == j].mean(axis=0)
+        doc_vectors.append(v / (np.linalg.norm(v) or 1.0))
+    for j, doc in enumerate(batch):
+        doc.metadata["n_chunks"] = int((owners_arr == j).sum())
+    store.call("writing abstracts", store.docs.upsert, ids=[d.doc_id for d in batch], embeddings=np.asarray(doc_vectors),
+               documents=[d.text for d in batch], metadatas=[doc_metadata(d) for d in batch])
+    return len(nodes)
+
+
+class _NoBar:
+    def update(self, n: int) -> None: ...
+    def close(self) -> None: ...
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    if not enabled or total == 0:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="abstract", desc="embedding", file=sys.stderr, disable=not sys.stderr.isatty())

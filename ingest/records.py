@@ -1,0 +1,31 @@
+"""What a loader yields: a Record per abstract, or a Problem per rejected input (file + line)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Record:
+    text: str  # the abstract as found (original, for display)
+    path: str  # the file it came from
+    line: int  # 1-based line where it starts
+    title: str = ""
+    external_id: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)  # authors, url, year, unknown fields
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class Problem:
+    path: str
+    line: int  # 0 when it concerns the whole file
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.reason}"
