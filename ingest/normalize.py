@@ -33,8 +33,8 @@ def content_id(normalized: str) -> str:
 
 _NAME = r"([A-Z][\w\-+.]*[A-Z0-9][\w\-+]*(?:[ -][A-Z][\w\-+]*)*|[A-Z][a-z]+(?:[ -][A-Z][\w\-+]*)+)"
 _INTRO = re.compile(
-    r"\b(?:we|this paper|this work|here we)\s+(?:propose|introduce|present|develop|release|call|name|dub)s?\s+"
-    r"(?:a |an |the )?(?:new |novel |simple |general |family of |framework,? |method,? |model,? |approach,? )*"
+    r"\b(?i:we|this paper|this work|here we)\s+(?i:propose|introduce|present|develop|release|call|name|dub)s?\s+"
+    r"(?:a |an |the )?(?:[a-z]+,? ){0,3}"
     + _NAME
 )
 _CALLED = re.compile(r"\b(?:called|named|dubbed|termed|coined)\s+" + _NAME)
