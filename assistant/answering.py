@@ -3,198 +3,264 @@
 
 from __future__ import annotations
 
-import os
 import re
+import threading
 import time
 from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.citations import Verifier
-from assistant.evidence import Idf, Sentence, score_sentences, terms
-from assistant.prompts import load_prompt, render
-from assistant.types import Answer, Citation, Evidence
+from assistant.evidence import Evidence, Idf, SentenceCache, score_evidence, terms
+from assistant.prompts import build_messages, condense_messages, count_tokens
+from assistant.types import Answer, Citation
+from assistant.types import Evidence as EvidenceSpan
 
 if TYPE_CHECKING:
     from assistant.core import Assistant
     from assistant.store import StoredDoc
 
 REFUSAL_TEXT = "The collection does not answer this question."
+EMPTY_TEXT = "Please ask a question in words (it was empty or only punctuation)."
 MODEL_REFUSAL = "NOT IN SOURCES"
-# Evidence strength below which we refuse (calibrated on the dev set's tune split, see evals/).
-REFUSE_BELOW = 0.45
-EVIDENCE_PER_SOURCE = 3
-_FOLLOW_UP = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|the method|the paper|the model|same)\b", re.I)
+MAX_QUESTION_CHARS = 1000  # longer questions are cut for retrieval and evidence (the note says so)
+EXTRACTIVE_SENTENCES = 3
+SAME_DOC_SHARE = 0.8  # a second sentence of the best abstract needs this share of the best score
+OTHER_DOC_SHARE = 0.9  # a sentence of another abstract needs this share (measured on tune)
+MULTI_SENTENCES = 4
+MULTI_OTHER_SHARE = 0.7
+RETRIEVAL_PRIOR = 0.3  # weight of the abstract's retrieval score when picking sentences
+_CONNECTIVE = re.compile(r"^\s*(and|also|so|then|what about|how about|and what about)\b", re.I)
+_ANAPHOR = re.compile(r"\b(it|its|it's|they|them|their|theirs|the (?:method|model|paper|work|approach|"
+                      r"authors|same)|(?:this|that|these|those)\s+\w+\s*[,?.!])", re.I)
+_SEVERAL = re.compile(r"^\W*(which|what|list|name)\W+(\w+\W+)?(abstracts|papers|works|studies|methods|models|approaches)\b", re.I)
+_NAME = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w.-]*|[A-Z][a-z]+(?:[ -][A-Z][\w-]*)+)")
+
+Hits = list[tuple["StoredDoc", float]]
 
 
-@cache
-def _tokenizer() -> Any:
-    import llama_index.core
-
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(Path(llama_index.core.__file__).parent / "_static" / "tiktoken_cache"))
-    import tiktoken
-
-    return tiktoken.get_encoding("cl100k_base")
+def previous_question(history: list[dict[str, str]]) -> str:
+    users = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
+    return users[-1] if users else ""
 
 
-def count_tokens(text: str) -> int:
-    return len(_tokenizer().encode(text, disallowed_special=()))
+def is_follow_up(question: str, history: list[dict[str, str]]) -> bool:
+    """A question that leans on the conversation ("And how much memory does it save?")."""
+    if not previous_question(history):
+        return False
+    return bool(len(terms(question)) <= 2 or _CONNECTIVE.search(question) or _ANAPHOR.search(question))
 
 
 def standalone_question(question: str, history: list[dict[str, str]]) -> str:
-    """A follow-up ("and its memory cost?") gets the previous question's subject prepended."""
-    previous = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
-    if not previous:
-        return question
-    if len(terms(question)) <= 3 or _FOLLOW_UP.search(question) or question.lower().startswith(("and ", "what about", "how about")):
-        return f"{previous[-1]} {question}"
+    """The retrieval query: a follow-up gets the previous question prepended (heuristic)."""
+    if is_follow_up(question, history):
+        return f"{previous_question(history)} {question}"
     return question
 
 
-def answer_stream(assistant: Assistant, question: str, *, history: list[dict[str, str]], backend: str | None, k: int) -> Iterator[str | Answer]:
+def evidence_question(question: str, history: list[dict[str, str]]) -> str:
+    """What the evidence is scored against: a follow-up plus the names of its previous question
+    (the facet stays the follow-up's own; the names join the topic)."""
+    if not is_follow_up(question, history):
+        return question
+    names = [n for n in _NAME.findall(previous_question(history)) if n.split()[0] not in ("Which", "What", "How")]
+    return f"{question} ({', '.join(dict.fromkeys(names))})" if names else question
+
+
+_CACHES: dict[tuple[str, str], SentenceCache] = {}
+_CACHES_LOCK = threading.Lock()
+
+
+def sentence_cache(assistant: Assistant) -> SentenceCache:
+    """Sentence vectors depend only on the embedding model, so every Assistant of this process
+    that uses the same model shares one cache."""
+    from assistant.embeddings import embedder_fingerprint
+
+    settings = assistant.settings
+    key = (embedder_fingerprint(settings), str(settings.embed_base_url or settings.openai_base_url or "")
+           if settings.embed_backend == "openai" else "")
+    with _CACHES_LOCK:
+        if key not in _CACHES:
+            _CACHES[key] = SentenceCache(assistant.embedder)
+        return _CACHES[key]
+
+
+def idf_for(assistant: Assistant) -> Idf:
+    docs = assistant.retriever.docs()
+    cached = getattr(assistant, "_idf_cache", None)
+    if cached is None or cached[0] is not docs:
+        cached = (docs, Idf(d.text for d in docs.values()))
+        assistant._idf_cache = cached  # type: ignore[attr-defined]
+    return cached[1]
+
+
+def answer_stream(assistant: Assistant, question: str, *, history: list[dict[str, str]], backend: str | None,
+                  k: int) -> Iterator[str | Answer]:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    question = (question or "").strip()
+    question = " ".join((question or "").split())
     name = backend or assistant.settings.resolved_backend()
     if not terms(question):
-        yield Answer(question=question, text="Please ask a question in words (it was empty or only punctuation).",
-                     refused=True, backend=name, timings={"total": 0.0})
+        yield _finish(Answer(question=question, text=EMPTY_TEXT, refused=True, backend=name), timings, t0)
         return
-    query = standalone_question(question, history)
+    note = ""
+    if len(question) > MAX_QUESTION_CHARS:
+        question = question[:MAX_QUESTION_CHARS].rsplit(" ", 1)[0]
+        note = f"(Only the first {MAX_QUESTION_CHARS:,} characters of the question were used.)"
+    base = Answer(question=question, text="", backend=name)
+    query, asked = standalone_question(question, history), evidence_question(question, history)
+    if query != question and name == "openai":
+        query = asked = _condense(assistant, question, history, base, timings)
+    base.standalone_question = query if query != question else None
     hits = assistant.retriever.retrieve(query, k)
     timings["retrieve"] = time.perf_counter() - t0
 
     t1 = time.perf_counter()
-    idf = _idf(assistant)
-    texts = [doc.original for doc, _ in hits]
-    sentences = score_sentences(query, texts, assistant.embedder, idf)
-    strength = max((s.score for s in sentences), default=0.0)
+    idf = idf_for(assistant)
+    cache = sentence_cache(assistant)
+    evidence = score_evidence(asked, [d.original for d, _ in hits], [d.label for d, _ in hits], cache, idf)
     timings["evidence"] = time.perf_counter() - t1
-    base = Answer(question=question, text="", backend=name, standalone_question=query if query != question else None)
 
-    if strength < REFUSE_BELOW:
-        yield _refusal(assistant, base, hits, timings, t0)
+    if not evidence.answers():
+        yield _refusal(assistant, base, hits, timings, t0, note)
         return
     if name == "extractive":
-        answer = _extractive(assistant, base, hits, sentences, idf)
-        yield answer.text
-        yield _finish(answer, timings, t0)
+        answer = _extractive(assistant, base, hits, evidence, cache, idf)
+        for i, s in enumerate(answer.sentences):
+            yield (" " if i else "") + s.text + "".join(f" [{n}]" for n in s.citations)
+        yield _finish(answer, timings, t0, note)
         return
+    yield from _llm_answer(assistant, name, base, hits, evidence, cache, idf, timings, t0, note)
 
+
+def _condense(assistant: Assistant, question: str, history: list[dict[str, str]], base: Answer,
+              timings: dict[str, float]) -> str:
+    """The follow-up rewritten as a standalone question by the LLM; the heuristic if that fails."""
     from assistant.backends import LLMError, make_chat_model
 
+    t = time.perf_counter()
     try:
-        model = make_chat_model(name, assistant.settings)
-        messages = _messages(model, query, hits, sentences)
+        model = make_chat_model("openai", assistant.settings)
+        messages = condense_messages(question, history)
+        text = model.complete(messages, max_tokens=80, temperature=0.0).strip().strip('"').splitlines()
+        _add_usage(base, model, messages, "\n".join(text))
+        rewritten = text[0].strip() if text else ""
+    except (LLMError, RuntimeError, ValueError):
+        rewritten = ""
+    timings["condense"] = time.perf_counter() - t
+    return rewritten if terms(rewritten) else standalone_question(question, history)
+
+
+def _llm_answer(assistant: Assistant, name: str, base: Answer, hits: Hits, evidence: Evidence, cache: SentenceCache,
+                idf: Idf, timings: dict[str, float], t0: float, note: str) -> Iterator[str | Answer]:
+    from assistant.backends import LLMError, make_chat_model
+
+    settings = assistant.settings
+    try:
+        model = make_chat_model(name, settings)
+        messages, shown = build_messages(model, evidence, [d.label for d, _ in hits], settings.max_answer_tokens)
         t2 = time.perf_counter()
         parts: list[str] = []
-        for delta in model.stream(messages, max_tokens=assistant.settings.max_answer_tokens, temperature=assistant.settings.temperature):
+        for delta in model.stream(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature):
             if not parts:
                 timings["first_token"] = time.perf_counter() - t0
             parts.append(delta)
             yield delta
         timings["generate"] = time.perf_counter() - t2
     except (LLMError, RuntimeError, ValueError) as exc:
-        answer = _extractive(assistant, base, hits, sentences, idf)
-        answer.fallback_reason = f"{name} backend failed: {exc}"
-        answer.text = answer.text
-        yield "\n\n"
-        yield answer.text
-        yield _finish(answer, timings, t0)
+        answer = _extractive(assistant, base, hits, evidence, cache, idf)
+        answer.fallback_reason = f"the {name} backend failed, so this answer was extracted from the sources: {exc}"
+        yield "\n\n" + answer.text
+        yield _finish(answer, timings, t0, note)
         return
     raw = "".join(parts).strip()
-    prompt_tokens = sum(count_tokens(m["content"]) for m in messages)
-    completion_tokens = count_tokens(raw)
-    base.usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "model": model.model}
-    if name == "openai":
+    _add_usage(base, model, messages, raw)
+    if not raw or MODEL_REFUSAL.lower() in raw.lower():
+        answer = _extractive(assistant, base, hits, evidence, cache, idf)
+        answer.fallback_reason = "the model declined although the sources hold relevant evidence; answered from the evidence"
+        yield _finish(answer, timings, t0, note)
+        return
+    t3 = time.perf_counter()
+    answer = _verified(assistant, base, [hits[i] for i in shown], raw, cache, idf)
+    timings["verify"] = time.perf_counter() - t3
+    if not answer.citations:
+        answer = _extractive(assistant, base, hits, evidence, cache, idf)
+        answer.fallback_reason = "no sentence of the model's answer was supported by the sources; answered from the evidence"
+    yield _finish(answer, timings, t0, note)
+
+
+def _add_usage(answer: Answer, model: Any, messages: list[dict[str, str]], completion: str) -> None:
+    """Add one LLM call's tokens (the server's count when it sent one, else tiktoken's) and cost."""
+    reported = getattr(model, "last_usage", None) or {}
+    prompt = int(reported.get("prompt_tokens") or sum(count_tokens(m["content"]) for m in messages))
+    done = int(reported.get("completion_tokens") or count_tokens(completion))
+    usage = answer.usage
+    usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + prompt
+    usage["completion_tokens"] = usage.get("completion_tokens", 0) + done
+    usage["model"] = model.model
+    if model.name == "openai":
         from assistant.backends.openai_backend import estimate_cost
 
-        base.usage["cost_usd"] = estimate_cost(model.model, prompt_tokens, completion_tokens)
-    if MODEL_REFUSAL.lower() in raw.lower() or not raw:
-        # Strong evidence outranks a small model's refusal: answer from the evidence instead.
-        answer = _extractive(assistant, base, hits, sentences, idf)
-        answer.backend = name
-        answer.fallback_reason = "the model declined although the sources hold relevant evidence; answered from the evidence"
-        yield _finish(answer, timings, t0)
-        return
-    yield _finish(_verified(assistant, base, hits, raw, idf), timings, t0)
+        cost = estimate_cost(model.model, usage["prompt_tokens"], usage["completion_tokens"])
+        if cost is not None:
+            usage["cost_usd"] = round(cost, 6)
 
 
-def _idf(assistant: Assistant) -> Idf:
-    docs = assistant.retriever.docs()
-    cached = getattr(assistant, "_idf_cache", None)
-    if cached is None or cached[0] != len(docs):
-        cached = (len(docs), Idf(d.text for d in docs.values()))
-        assistant._idf_cache = cached  # type: ignore[attr-defined]
-    return cached[1]
-
-
-def _messages(model: Any, question: str, hits: list[tuple[StoredDoc, float]], sentences: list[Sentence]) -> list[dict[str, str]]:
-    system = load_prompt("answer_system")
-    budget = model.context_window - 400 - count_tokens(system) - count_tokens(question) - 100
-    blocks: list[str] = []
-    for i, (doc, _) in enumerate(hits):
-        chosen = sorted((s for s in sentences if s.doc_index == i), key=lambda s: -s.score)[:EVIDENCE_PER_SOURCE]
-        chosen.sort(key=lambda s: s.start)
-        block = render("source_block", n=str(i + 1), label=doc.label, evidence=" ".join(s.text for s in chosen))
-        if count_tokens(block) > budget:
-            break
-        budget -= count_tokens(block)
-        blocks.append(block)
-    user = render("answer_user", sources="\n".join(blocks), question=question)
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-
-def _citations(assistant: Assistant, hits: list[tuple[StoredDoc, float]], order: list[int], evidence: dict[int, list[Evidence]]) -> list[Citation]:
+def _citations(assistant: Assistant, hits: Hits, order: list[int], spans: dict[int, list[EvidenceSpan]]) -> list[Citation]:
     out = []
     for n, i in enumerate(order, start=1):
         doc, score = hits[i]
         hit = assistant._hit(doc, score, i + 1)
         out.append(Citation(n=n, doc_id=doc.doc_id, label=doc.label, text=doc.original, source=hit.source,
-                            evidence=sorted(evidence.get(i, []), key=lambda e: e.start), score=round(score, 4)))
+                            evidence=sorted(spans.get(i, []), key=lambda e: e.start), score=round(score, 4)))
     return out
 
 
-def _verified(assistant: Assistant, base: Answer, hits: list[tuple[StoredDoc, float]], raw: str, idf: Idf) -> Answer:
-    verifier = Verifier([doc.original for doc, _ in hits], assistant.embedder, idf)
-    result = verifier.verify(raw)
+def _verified(assistant: Assistant, base: Answer, hits: Hits, raw: str, cache: SentenceCache, idf: Idf) -> Answer:
+    result = Verifier([doc.original for doc, _ in hits], cache, idf).verify(raw)
     base.text = result.text
     base.sentences = result.sentences
     base.citations = _citations(assistant, hits, result.order, result.evidence)
     return base
 
 
-def _extractive(assistant: Assistant, base: Answer, hits: list[tuple[StoredDoc, float]], sentences: list[Sentence], idf: Idf) -> Answer:
-    """The best evidence sentences, verbatim, each with its citation (at most 2 per abstract)."""
-    chosen: list[Sentence] = []
+def _extractive(assistant: Assistant, base: Answer, hits: Hits, evidence: Evidence, cache: SentenceCache,
+                idf: Idf) -> Answer:
+    """The best evidence sentences, verbatim, each with its citation: up to two from the abstract
+    holding the best sentence, and one from each other abstract that is nearly as good (more of
+    them for a question that asks for several works: "Which abstracts ...")."""
+    best_hit = max((score for _, score in hits), default=0.0) or 1.0
+
+    def value(s: Any) -> float:
+        return s.score + s.answer_score + RETRIEVAL_PRIOR * hits[s.doc_index][1] / best_hit
+
+    several = bool(_SEVERAL.search(evidence.question))
+    limit, other_share = (MULTI_SENTENCES, MULTI_OTHER_SHARE) if several else (EXTRACTIVE_SENTENCES, OTHER_DOC_SHARE)
+    ranked = sorted(evidence.sentences, key=lambda s: -value(s))
+    top, first = value(ranked[0]), ranked[0].doc_index
+    chosen: list[Any] = []
     per_doc: dict[int, int] = {}
-    top = max(s.score for s in sentences)
-    for s in sorted(sentences, key=lambda s: -s.score):
-        if len(chosen) >= 3 or s.score < top * 0.8:
-            break
-        if per_doc.get(s.doc_index, 0) >= 2:
-            continue
-        per_doc[s.doc_index] = per_doc.get(s.doc_index, 0) + 1
-        chosen.append(s)
+    for s in ranked:
+        share = SAME_DOC_SHARE if s.doc_index == first else other_share
+        if len(chosen) < limit and value(s) >= top * share and per_doc.get(s.doc_index, 0) < (2 if s.doc_index == first else 1):
+            per_doc[s.doc_index] = per_doc.get(s.doc_index, 0) + 1
+            chosen.append(s)
+    chosen.sort(key=lambda s: (s.doc_index != first, s.doc_index, s.start))
     raw = " ".join(f"{s.text} [{s.doc_index + 1}]" for s in chosen)
-    answer = _verified(assistant, base, hits, raw, idf)
-    answer.backend = "extractive" if base.backend == "extractive" else base.backend
-    if base.backend != "extractive":
-        answer.backend = f"{base.backend}→extractive"
-    return answer
+    return _verified(assistant, base, hits, raw, cache, idf)
 
 
-def _refusal(assistant: Assistant, base: Answer, hits: list[tuple[StoredDoc, float]], timings: dict[str, float], t0: float) -> Answer:
+def _refusal(assistant: Assistant, base: Answer, hits: Hits, timings: dict[str, float], t0: float, note: str) -> Answer:
     base.refused = True
     base.text = REFUSAL_TEXT
     base.closest = [assistant._hit(doc, score, i + 1) for i, (doc, score) in enumerate(hits[:3])]
     if base.closest:
         base.text += " The closest abstracts are listed below; none of them states it."
-    return _finish(base, timings, t0)
+    return _finish(base, timings, t0, note)
 
 
-def _finish(answer: Answer, timings: dict[str, float], t0: float) -> Answer:
+def _finish(answer: Answer, timings: dict[str, float], t0: float, note: str = "") -> Answer:
+    if note:
+        answer.text = f"{answer.text}\n\n{note}"
     timings["total"] = time.perf_counter() - t0
     answer.timings = {k: round(v, 3) for k, v in timings.items()}
     return answer

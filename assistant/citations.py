@@ -1,27 +1,31 @@
 """Deterministic citation verification and repair.
 
-For each sentence of an answer: citation numbers outside 1..k are dropped; support for each cited
-source is measured against that abstract's sentences (word overlap + MiniLM cosine); a citation
-that does not support its sentence is re-pointed to the source that does, or the sentence is
-marked unsupported. Citations are then renumbered [1], [2], ... in order of first use.
+For each sentence of an answer: citation numbers outside 1..k are dropped; the support of each
+source for the sentence is measured against that abstract's sentences (word overlap + MiniLM
+cosine, the vectors shared with evidence scoring through ``SentenceCache``). A cited source
+that does not support its sentence (below ``SUPPORT_THRESHOLD``, or far below the source that
+supports it best) is replaced by the best supporting source; a sentence no source supports is
+dropped from the text (kept in ``sentences`` with ``supported=False``). Citations are then
+renumbered [1], [2], ... in order of first use.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from assistant.evidence import Idf, coverage, terms
+from assistant.evidence import Idf, SentenceCache, coverage, embed, terms
 from assistant.types import AnswerSentence, Evidence
 from ingest.chunking import split_sentences
 
 _MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _MARK_ANY = re.compile(r"\s*\[(?:\d+(?:\s*[,;–-]\s*\d+)*)\]")
+_RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 
 SUPPORT_THRESHOLD = 0.45  # support score a claim needs from its cited abstract
+SUPPORT_MARGIN = 0.2  # a cited source this far below the best supporting one is re-pointed
 LEXICAL_WEIGHT = 0.5
 
 
@@ -29,100 +33,113 @@ LEXICAL_WEIGHT = 0.5
 class SourceText:
     text: str  # the abstract as displayed (spans index into it)
     sentences: list[tuple[int, int]] = field(default_factory=list)
-    vectors: np.ndarray | None = None
+    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 384), np.float32))
+    terms: list[set[str]] = field(default_factory=list)
 
 
 @dataclass
 class Verified:
-    text: str  # the answer with repaired, renumbered markers
+    text: str  # the answer: supported sentences with repaired, renumbered markers
     sentences: list[AnswerSentence]
     order: list[int]  # original source index (0-based) for each final citation number
     evidence: dict[int, list[Evidence]]  # original source index -> supporting sentences
 
 
 def parse_markers(sentence: str) -> list[int]:
+    """Citation numbers in a sentence: [1], [1, 2], [1][3], [2-4]."""
     nums: list[int] = []
+    for m in _RANGE.finditer(sentence):
+        a, b = int(m.group(1)), int(m.group(2))
+        nums += list(range(a, b + 1)) if 0 < b - a < 10 else [a, b]
     for m in _MARK.finditer(sentence):
         nums += [int(x) for x in re.split(r"\s*[,;]\s*", m.group(1))]
     return nums
 
 
 def strip_markers(sentence: str) -> str:
-    return _MARK_ANY.sub("", sentence).strip()
+    return re.sub(r"\s+([.,;:!?])", r"\1", _MARK_ANY.sub("", sentence)).strip()
 
 
 def split_answer(text: str) -> list[str]:
     """Answer sentences; a citation marker after the full stop stays with its sentence."""
-    text = re.sub(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)", r"\1 \2\n", text)
+    text = re.sub(r"([.!?])\s*((?:\[\d+(?:\s*[,;–-]\s*\d+)*\]\s*)+)", r"\1 \2\n", text)
     out: list[str] = []
     for line in text.split("\n"):
-        for s in split_sentences(line.strip()):
-            piece = line.strip()[s.start : s.end]
+        line = line.strip()
+        for s in split_sentences(line):
+            piece = line[s.start : s.end].strip()
             if out and _MARK_ANY.fullmatch(piece):
-                out[-1] += " " + piece.strip()
-            elif piece.strip():
-                out.append(piece.strip())
+                out[-1] += " " + piece
+            elif piece:
+                out.append(piece)
     return out
 
 
 class Verifier:
-    def __init__(self, sources: list[str], embedder: Any, idf: Idf) -> None:
-        self.embedder = embedder
+    def __init__(self, sources: list[str], cache: SentenceCache, idf: Idf) -> None:
+        self.cache = cache
         self.idf = idf
-        self.sources = [SourceText(t, [(s.start, s.end) for s in split_sentences(t)]) for t in sources]
-        flat = [t[a:b] for src, t in zip(self.sources, sources, strict=True) for a, b in src.sentences]
-        vecs = np.asarray(embedder(flat), dtype=np.float32) if flat else np.zeros((0, 384), np.float32)
-        i = 0
-        for src in self.sources:
-            src.vectors = vecs[i : i + len(src.sentences)]
-            i += len(src.sentences)
+        self.sources = []
+        for text, (spans, vecs) in zip(sources, cache.get(sources), strict=True):
+            self.sources.append(SourceText(text, spans, vecs, [set(terms(text[a:b])) for a, b in spans]))
+        self._known = {" ".join(src.text[a:b].split()): src.vectors[j]
+                       for src in self.sources for j, (a, b) in enumerate(src.sentences)}
+
+    def _vectors(self, claims: list[str]) -> np.ndarray:
+        """Claim vectors; a claim quoting a source sentence reuses that sentence's vector."""
+        keys = [" ".join(c.split()) for c in claims]
+        todo = [c for c, k in zip(claims, keys, strict=True) if k not in self._known]
+        fresh = dict(zip(todo, embed(self.cache.embedder, todo), strict=True))
+        dim = next(iter(self._known.values())).shape[0] if self._known else 384
+        out = np.zeros((len(claims), dim), np.float32)
+        for i, (c, k) in enumerate(zip(claims, keys, strict=True)):
+            out[i] = self._known[k] if k in self._known else fresh[c]
+        return out
 
     def support(self, claim: str, claim_vec: np.ndarray, index: int) -> tuple[float, int]:
         """Best support score of source ``index`` for ``claim`` and the sentence that gives it."""
         src = self.sources[index]
-        if not src.sentences or src.vectors is None:
+        if not src.sentences:
             return 0.0, -1
         claim_terms = terms(claim)
         dense = src.vectors @ claim_vec
-        best, best_j = 0.0, -1
-        for j, (a, b) in enumerate(src.sentences):
-            lex = coverage(claim_terms, set(terms(src.text[a:b])), self.idf)
-            score = LEXICAL_WEIGHT * lex + (1 - LEXICAL_WEIGHT) * float(dense[j])
-            if score > best:
-                best, best_j = score, j
-        return best, best_j
+        scores = [LEXICAL_WEIGHT * coverage(claim_terms, st, self.idf) + (1 - LEXICAL_WEIGHT) * float(d)
+                  for st, d in zip(src.terms, dense, strict=True)]
+        j = int(np.argmax(scores))
+        return scores[j], j
 
     def verify(self, answer: str) -> Verified:
         k = len(self.sources)
         raw_sentences = split_answer(answer)
         claims = [strip_markers(s) for s in raw_sentences]
-        vecs = np.asarray(self.embedder(claims), dtype=np.float32) if claims else np.zeros((0, 384))
+        vecs = self._vectors(claims) if claims else np.zeros((0, 384), np.float32)
         order: list[int] = []
         evidence: dict[int, list[Evidence]] = {}
         result: list[AnswerSentence] = []
         for raw, claim, vec in zip(raw_sentences, claims, vecs, strict=True):
-            cited = [n - 1 for n in dict.fromkeys(parse_markers(raw)) if 1 <= n <= k]
-            had_invalid = len(cited) != len(set(parse_markers(raw)))
-            scores = {i: self.support(claim, vec, i) for i in range(k)}
-            kept = [i for i in cited if scores[i][0] >= SUPPORT_THRESHOLD]
-            repaired = had_invalid or len(kept) != len(cited)
-            if not kept:
-                best = max(scores, key=lambda i: scores[i][0]) if scores else None
-                if best is not None and scores[best][0] >= SUPPORT_THRESHOLD:
-                    kept, repaired = [best], True
-            supported = bool(kept)
             if not claim:
                 continue
+            marked = list(dict.fromkeys(parse_markers(raw)))
+            if not terms(claim) and not marked:  # "Yes." / "In short:" holds no claim to cite
+                result.append(AnswerSentence(text=claim))
+                continue
+            cited = [n - 1 for n in marked if 1 <= n <= k]
+            scores = {i: self.support(claim, vec, i) for i in range(k)}
+            best = max(scores, key=lambda i: scores[i][0]) if scores else None
+            top = scores[best][0] if best is not None else 0.0
+            kept = [i for i in cited if scores[i][0] >= max(SUPPORT_THRESHOLD, top - SUPPORT_MARGIN)]
+            if not kept and best is not None and top >= SUPPORT_THRESHOLD:
+                kept = [best]
             for i in kept:
                 if i not in order:
                     order.append(i)
-                j = scores[i][1]
-                a, b = self.sources[i].sentences[j]
-                ev = Evidence(self.sources[i].text[a:b], a, b, round(scores[i][0], 3))
+                a, b = self.sources[i].sentences[scores[i][1]]
                 if all(e.start != a for e in evidence.setdefault(i, [])):
-                    evidence[i].append(ev)
-            result.append(AnswerSentence(text=claim, citations=kept, supported=supported, repaired=repaired or not cited))
+                    evidence[i].append(Evidence(self.sources[i].text[a:b], a, b, round(scores[i][0], 3)))
+            result.append(AnswerSentence(text=claim, citations=kept, supported=bool(kept),
+                                         repaired=kept != cited or len(cited) != len(marked)))
         for s in result:
             s.citations = [order.index(i) + 1 for i in s.citations]
-        text = " ".join(s.text + (" " + "".join(f"[{n}]" for n in s.citations) if s.citations else "") for s in result)
+        text = " ".join(s.text + (" " + "".join(f"[{n}]" for n in s.citations) if s.citations else "")
+                        for s in result if s.supported)
         return Verified(text=text.strip(), sentences=result, order=order, evidence=evidence)

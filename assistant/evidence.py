@@ -1,16 +1,24 @@
 """Evidence: which sentences of the retrieved abstracts bear on a question, and how strongly.
 
-Scores mix word overlap (IDF-weighted, over content words) with MiniLM cosine similarity. The same
-measure serves the refusal decision, the extractive answers and citation verification.
+A sentence's score mixes word overlap (IDF-weighted, over stemmed content words) with MiniLM
+cosine similarity. Sentence spans and vectors are computed once per abstract (``SentenceCache``)
+and shared by evidence scoring, the extractive answer and citation verification.
+
+Refusal looks at the *facet* of a question: its content words minus the words that name the
+topic (method and paper names, and words of the retrieved abstract's label). An abstract that
+is about the topic but has no sentence covering the facet ("Which GPU ...", "... license?")
+does not answer the question. See ``Evidence.answerability``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -18,6 +26,7 @@ import numpy as np
 from ingest.chunking import split_sentences
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
+_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*")
 STOPWORDS = frozenset(
     """a an the of to in on for and or but with by from as at is are was were be been being this that these
     those it its they their them we our you your he she his her what which who whom whose when where why how
@@ -26,20 +35,41 @@ STOPWORDS = frozenset(
     once all any both each few more most other some such only own same so too very s t just don also paper
     papers work works study studies propose proposed proposes present presents show shows shown method methods
     approach approaches use used uses using based new novel model models result results i me my tell explain
-    describe give please much many one two achieve achieves""".split()
+    describe give please much many one achieve achieves anyone instead unlike way kind abstracts""".split()
 )
+NUMERIC_QUESTION = re.compile(  # the question asks for a quantity: its answer holds a number
+    r"\b(how (many|much)|by what|what (percentage|share|fraction|proportion|number|year|score|accuracy|rate|"
+    r"speedup|size)|what \S+ (does|did|do) .*\b(achieve|reach|obtain|attain|get)\b)",
+    re.I,
+)
+_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twice|half|double)\b", re.I)
+
+
+@cache
+def _stemmer() -> Any:
+    import Stemmer  # PyStemmer: a dependency of the BM25 retriever
+
+    return Stemmer.Stemmer("english")
 
 
 def terms(text: str) -> list[str]:
-    """Content words, lowercased, crude plural folding."""
-    out = []
-    for w in _WORD.findall(text.lower()):
-        if w in STOPWORDS or len(w) < 2:
-            continue
-        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.append(w)
-    return out
+    """Content words, lowercased and stemmed (Snowball)."""
+    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) >= 2]
+    return list(_stemmer().stemWords(words)) if words else []
+
+
+def topic_terms(question: str, top_text: str, label: str = "") -> set[str]:
+    """Terms that name the topic: words written like names (FlashAttention, RetNet, Sana-0.6B, a
+    capitalised word inside the sentence) that the top abstract contains, and its label's words.
+    A name the abstract lacks ("A100", "FID", "WikiText-103") is part of what is asked."""
+    names: list[str] = []
+    for i, m in enumerate(_RAW_WORD.finditer(question)):
+        w = m.group(0)
+        inner_caps = any(c.isupper() for c in w[1:])
+        if inner_caps or any(c.isdigit() for c in w) or (i > 0 and w[0].isupper()):
+            names.append(w)
+    named = set(terms(label)) if label and not label.endswith("…") else set()
+    return (set(terms(" ".join(names))) & set(terms(top_text))) | named
 
 
 class Idf:
@@ -56,41 +86,130 @@ class Idf:
         return math.log((self.n + 1) / (self.df.get(term, 0) + 0.5))
 
 
+def coverage(query_terms: Iterable[str], sentence_terms: set[str], idf: Idf) -> float:
+    """IDF-weighted share of the query's content words found in the sentence."""
+    q = set(query_terms)
+    total = sum(idf(t) for t in q)
+    found = sum(idf(t) for t in q if t in sentence_terms)
+    return found / total if total else 0.0
+
+
+class SentenceCache:
+    """Sentence spans and unit vectors of each abstract, embedded once (bounded, thread-safe)."""
+
+    def __init__(self, embedder: Any, max_texts: int = 5000) -> None:
+        self.embedder = embedder
+        self.max_texts = max_texts
+        self._data: OrderedDict[str, tuple[list[tuple[int, int]], np.ndarray]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, texts: list[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._data]
+        if missing:
+            spans = {t: [(s.start, s.end) for s in split_sentences(t)] for t in missing}
+            flat = [t[a:b] for t in missing for a, b in spans[t]]
+            vecs = embed(self.embedder, flat)
+            i = 0
+            with self._lock:
+                for t in missing:
+                    n = len(spans[t])
+                    self._data[t] = (spans[t], vecs[i : i + n])
+                    i += n
+        with self._lock:
+            out = []
+            for t in texts:
+                self._data.move_to_end(t)
+                out.append(self._data[t])
+            while len(self._data) > self.max_texts:
+                self._data.popitem(last=False)
+            return out
+
+
+def embed(embedder: Any, texts: list[str]) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.asarray(embedder(texts), dtype=np.float32)
+
+
+# Answerability = max over the top abstract's sentences (only those holding a number when the
+# question asks for a quantity) of FACET_LEXICAL * facet coverage + (1 - FACET_LEXICAL) * cosine
+# with the facet-only question. Calibrated on the dev set's tune split (evals/answer_quality.py).
+FACET_LEXICAL = 0.3
+TOPIC_WEIGHT = 0.25  # a topic word counts this much in facet coverage (a name can be asked about)
+REFUSE_BELOW = 0.32
+
+
 @dataclass
 class Sentence:
     doc_index: int  # position of its abstract among the hits (0-based)
     text: str
     start: int
     end: int
-    lexical: float = 0.0
-    dense: float = 0.0
+    lexical: float = 0.0  # IDF-weighted share of the question's words it holds
+    dense: float = 0.0  # cosine with the question
+    facet: float = 0.0  # weighted share of the question's facet words it holds
+    facet_dense: float = 0.0  # cosine with the question less its topic words
+    has_number: bool = False
+    vector: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
 
     @property
     def score(self) -> float:
         return 0.5 * self.lexical + 0.5 * self.dense
 
-
-def coverage(query_terms: list[str], sentence_terms: set[str], idf: Idf) -> float:
-    """IDF-weighted share of the query's content words found in the sentence."""
-    if not query_terms:
-        return 0.0
-    total = sum(idf(t) for t in set(query_terms))
-    found = sum(idf(t) for t in set(query_terms) if t in sentence_terms)
-    return found / total if total else 0.0
+    @property
+    def answer_score(self) -> float:
+        return FACET_LEXICAL * self.facet + (1 - FACET_LEXICAL) * self.facet_dense
 
 
-def score_sentences(question: str, texts: list[str], embedder: Any, idf: Idf) -> list[Sentence]:
+@dataclass
+class Evidence:
+    """Scored sentences of the retrieved abstracts, and the question analysis behind refusal."""
+
+    question: str
+    texts: list[str]
+    sentences: list[Sentence]
+    topic: set[str]
+    facet_terms: list[str]
+    numeric: bool  # the question asks for a quantity
+
+    @property
+    def strength(self) -> float:
+        return max((s.score for s in self.sentences), default=0.0)
+
+    def answerability(self, docs: int = 1) -> float:
+        """How well the best sentence of the top ``docs`` abstracts answers the asked-for facet."""
+        return max((s.answer_score for s in self.sentences
+                    if s.doc_index < docs and (s.has_number or not self.numeric)), default=0.0)
+
+    def answers(self) -> bool:
+        return bool(self.sentences) and self.answerability() >= REFUSE_BELOW
+
+    def of_doc(self, i: int) -> list[Sentence]:
+        return [s for s in self.sentences if s.doc_index == i]
+
+
+def facet_question(question: str, topic: set[str]) -> str:
+    """The question without its topic words: what is asked about the topic."""
+    return " ".join(w for w in _RAW_WORD.findall(question) if not set(terms(w)) & topic)
+
+
+def score_evidence(question: str, texts: list[str], labels: list[str], cache: SentenceCache, idf: Idf) -> Evidence:
     """Every sentence of every text, scored against the question."""
-    sentences = [
-        Sentence(i, text[s.start : s.end], s.start, s.end) for i, text in enumerate(texts) for s in split_sentences(text)
-    ]
-    if not sentences:
-        return []
-    q_terms = terms(question)
-    for s in sentences:
-        s.lexical = coverage(q_terms, set(terms(s.text)), idf)
-    vectors = np.asarray(embedder([question] + [s.text for s in sentences]), dtype=np.float32)
-    sims = vectors[1:] @ vectors[0]
-    for s, sim in zip(sentences, sims, strict=True):
-        s.dense = float(sim)
-    return sentences
+    q_terms = list(dict.fromkeys(terms(question)))
+    topic = topic_terms(question, texts[0], labels[0]) if texts else set()
+    facet = [t for t in q_terms if t not in topic]
+    weights = {t: idf(t) * (TOPIC_WEIGHT if t in topic else 1.0) for t in q_terms}
+    total = sum(weights.values()) or 1.0
+    q_vec, f_vec = embed(cache.embedder, [question, facet_question(question, topic) or question])
+    sentences: list[Sentence] = []
+    for i, (text, (spans, vecs)) in enumerate(zip(texts, cache.get(texts), strict=True)):
+        for (a, b), v in zip(spans, vecs, strict=True):
+            s_text = text[a:b]
+            s_terms = set(terms(s_text))
+            sentences.append(Sentence(
+                i, s_text, a, b, lexical=coverage(q_terms, s_terms, idf), dense=float(v @ q_vec),
+                facet=sum(w for t, w in weights.items() if t in s_terms) / total,
+                facet_dense=float(v @ f_vec), has_number=bool(_NUMBER.search(s_text)), vector=v,
+            ))
+    return Evidence(question, texts, sentences, topic, facet, bool(NUMERIC_QUESTION.search(question)))

@@ -1,10 +1,33 @@
-"""Loads the prompt templates from the top-level ``prompts/`` folder (one text file each)."""
+"""Prompts: templates from the top-level ``prompts/`` folder (one text file each), token counting
+(tiktoken) and the packing of evidence sentences into the model's prompt budget."""
 
 from __future__ import annotations
 
+import os
+import re
 from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from assistant.settings import PROMPTS_DIR
+
+if TYPE_CHECKING:
+    from assistant.evidence import Evidence
+
+# Prompt tokens we allow ourselves, by backend. The local 1.5B model reads ~87 tokens/s on CPU,
+# so its prompt stays small; any model also keeps within its context window.
+PROMPT_BUDGET = {"local": 700, "openai": 3000}
+DEFAULT_BUDGET = 1500
+EVIDENCE_PER_SOURCE = 3
+SOURCE_FLOOR = 0.6  # a source is shown when its best sentence reaches this share of the best one
+HISTORY_TURNS = 3
+# A sentence of an abstract that speaks to the model ("ignore previous instructions ...") is never
+# shown to it: an abstract states findings and has no reason to address an assistant.
+INSTRUCTION_LIKE = re.compile(
+    r"\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|prompts?|rules)\b|\b(system prompt|you are (now )?an? "
+    r"(ai|assistant|language model))\b|\b(reply|respond|answer|say|output)\b.{0,20}\b(only|exactly|with)\b.{0,20}(?-i:[\"'A-Z]{4,})",
+    re.I,
+)
 
 
 @cache
@@ -17,9 +40,77 @@ def load_prompt(name: str) -> str:
 
 
 def render(name: str, **values: str) -> str:
-    """Fill ``{name}`` placeholders. Values are inserted verbatim and never re-interpreted,
-    so braces inside retrieved text are harmless."""
+    """Fill ``{name}`` placeholders in one pass. Values are inserted verbatim and never
+    re-interpreted, so braces or placeholder names inside retrieved text are harmless."""
     text = load_prompt(name)
-    for key, value in values.items():
-        text = text.replace("{" + key + "}", value)
-    return text
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+@cache
+def _tokenizer() -> Any:
+    import llama_index.core
+
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(Path(llama_index.core.__file__).parent / "_static" / "tiktoken_cache"))
+    import tiktoken
+
+    return tiktoken.get_encoding("cl100k_base")
+
+
+def count_tokens(text: str) -> int:
+    return len(_tokenizer().encode(text, disallowed_special=()))
+
+
+def as_data(text: str) -> str:
+    """Retrieved text made inert for the prompt: no citation-like markers, no source delimiters."""
+    text = re.sub(r"\[(\s*\d+(?:\s*[,;–-]\s*\d+)*\s*)\]", r"(\1)", text)
+    text = re.sub(r"</?\s*sources?\b[^>]*>", " ", text, flags=re.I)
+    return " ".join(text.split())
+
+
+def prompt_budget(model: Any, max_answer_tokens: int) -> int:
+    window = int(getattr(model, "context_window", 4096)) - max_answer_tokens - 64
+    return max(200, min(window, PROMPT_BUDGET.get(getattr(model, "name", ""), DEFAULT_BUDGET)))
+
+
+def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer_tokens: int
+                   ) -> tuple[list[dict[str, str]], list[int]]:
+    """System and user messages holding the best evidence sentences of the relevant sources, packed
+    into the prompt budget; also the hit index of each source number shown ([1] -> shown[0])."""
+    system = load_prompt("answer_system")
+    question = as_data(evidence.question)
+    budget = prompt_budget(model, max_answer_tokens) - count_tokens(system)
+    budget -= count_tokens(render("answer_user", sources="", question=question))
+    best: dict[int, float] = {}
+    for s in evidence.sentences:
+        best[s.doc_index] = max(best.get(s.doc_index, 0.0), s.score + s.answer_score)
+    top = max(best.values(), default=0.0)
+    blocks: list[str] = []
+    shown: list[int] = []
+    for i in sorted(best, key=lambda i: -best[i]):
+        if best[i] < top * SOURCE_FLOOR:
+            break
+        ranked = sorted((s for s in evidence.of_doc(i) if not INSTRUCTION_LIKE.search(s.text)),
+                        key=lambda s: -(s.score + s.answer_score))
+        if not ranked:
+            continue
+        for n_sent in range(min(EVIDENCE_PER_SOURCE, len(ranked)), 0, -1):
+            chosen = sorted(ranked[:n_sent], key=lambda s: s.start)
+            block = render("source_block", n=str(len(shown) + 1), label=as_data(labels[i]),
+                           evidence=" ".join(as_data(s.text) for s in chosen))
+            cost = count_tokens(block) + 1
+            if cost <= budget:
+                budget -= cost
+                blocks.append(block)
+                shown.append(i)
+                break
+        else:
+            break
+    user = render("answer_user", sources="\n".join(blocks), question=question)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}], shown
+
+
+def condense_messages(question: str, history: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The request that rewrites a follow-up as a standalone question."""
+    turns = [m for m in history if m.get("role") in ("user", "assistant") and m.get("content")][-2 * HISTORY_TURNS :]
+    lines = [f"{m['role'].capitalize()}: {' '.join(m['content'].split())[:400]}" for m in turns]
+    return [{"role": "user", "content": render("condense_question", history="\n".join(lines), question=question)}]

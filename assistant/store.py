@@ -16,6 +16,7 @@ from typing import Any
 from assistant.settings import Settings
 
 BATCH = 2000  # Chroma limits one call's size; page through bigger sets
+SERVER_TIMEOUT_S = 30.0  # a hung Chroma server: fail with a StoreError instead of waiting forever
 
 
 class StoreError(RuntimeError):
@@ -62,14 +63,21 @@ class Store:
             self.chunks = self.client.get_or_create_collection(
                 f"{settings.collection_prefix}_chunks", embedding_function=None, metadata=meta
             )
-        except Exception as exc:  # chromadb raises many kinds; all mean the same to a user
-            raise StoreError(f"{self.where}: cannot open the index ({exc}). {self.way_out}") from exc
-        stored = (self.docs.metadata or {}).get("embedder")
-        if stored and stored != fingerprint:
-            raise StoreError(
-                f"{self.where}: the index was built with embedder {stored!r}, but {fingerprint!r} is "
-                f"configured. Use the same embedder, or a new --data-dir / collection_prefix."
-            )
+            # Chroma opens lazily: read both collections now, so a damaged index fails here, clearly.
+            self.docs.count()
+            self.chunks.count()
+        except BaseException as exc:  # chromadb raises many kinds (and Rust panics); all mean the same
+            _reraise_interrupts(exc)
+            raise StoreError(f"{self.where}: cannot open the index ({_describe(exc)}). {self.way_out}") from exc
+        for collection in (self.docs, self.chunks):
+            stored = (collection.metadata or {}).get("embedder")
+            if stored and stored != fingerprint:
+                raise StoreError(
+                    f"{self.where}: the index was built with embedder {stored!r}, but {fingerprint!r} is "
+                    f"configured. Use the same embedder, or a new --data-dir / collection_prefix "
+                    f"(or move {self.settings.chroma_path if not settings.chroma_host else 'the collections'} "
+                    "away and re-run `assistant ingest` to rebuild it with this one)."
+                )
 
     @property
     def where(self) -> str:
@@ -93,23 +101,44 @@ class Store:
         s = self.settings
         try:
             if s.chroma_host:
-                return chromadb.HttpClient(host=s.chroma_host, port=s.chroma_port, settings=chroma_settings)
+                client = chromadb.HttpClient(host=s.chroma_host, port=s.chroma_port, settings=chroma_settings)
+                _set_timeout(client, SERVER_TIMEOUT_S)
+                return client
             path = Path(s.chroma_path)
-            if path.exists() and not path.is_dir():
-                raise StoreError(f"{path} is a file, not an index folder. {self.way_out}")
+            self._check_folder(path)
             path.mkdir(parents=True, exist_ok=True)
             return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
         except StoreError:
             raise
-        except Exception as exc:
-            raise StoreError(f"{self.where}: cannot connect ({exc}). {self.way_out}") from exc
+        except BaseException as exc:
+            _reraise_interrupts(exc)
+            what = "cannot connect" if s.chroma_host else "cannot open the index"
+            raise StoreError(f"{self.where}: {what} ({_describe(exc)}). {self.way_out}") from exc
+
+    def _check_folder(self, path: Path) -> None:
+        """Catch damage Chroma would not report: it silently starts an empty index when its
+        database file is missing or empty, even if the folder still holds an index's segments."""
+        if path.exists() and not path.is_dir():
+            raise StoreError(f"{self.where}: {path} is a file, not an index folder. {self.way_out}")
+        db = path / "chroma.sqlite3"
+        segments = [p for p in path.iterdir() if p.is_dir()] if path.is_dir() else []
+        if segments and (not db.exists() or db.stat().st_size == 0):
+            state = "missing" if not db.exists() else "empty"
+            raise StoreError(f"{self.where}: the index database {db} is {state}, but the folder holds "
+                             f"{len(segments)} index segment(s): the index is damaged. {self.way_out}")
+        if db.exists() and db.stat().st_size > 0:
+            with open(db, "rb") as f:
+                header = f.read(16)
+            if header != b"SQLite format 3\x00":
+                raise StoreError(f"{self.where}: {db} is not an SQLite database (damaged or overwritten). {self.way_out}")
 
     def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run a Chroma call, turning any failure into a StoreError a user can act on."""
         try:
             return fn(*args, **kwargs)
-        except Exception as exc:
-            raise StoreError(f"{self.where}: {what} failed ({type(exc).__name__}: {exc}). {self.way_out}") from exc
+        except BaseException as exc:
+            _reraise_interrupts(exc)
+            raise StoreError(f"{self.where}: {what} failed ({_describe(exc)}). {self.way_out}") from exc
 
     # --- reading ---------------------------------------------------------------------------
     def all_docs(self) -> dict[str, StoredDoc]:
@@ -156,3 +185,24 @@ def doc_metadata(doc: StoredDoc) -> dict[str, Any]:
     meta = {k: v for k, v in doc.metadata.items() if isinstance(v, str | int | float | bool)}
     meta.update(original=doc.original, label=doc.label, sources=json.dumps(doc.sources), work_id=doc.work_id)
     return meta
+
+
+def _reraise_interrupts(exc: BaseException) -> None:
+    """Ctrl-C and exit pass through; anything else (Rust panics are BaseExceptions) is a store error."""
+    if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+        raise exc
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip() or "no details"
+    return f"{type(exc).__name__}: {text[:500]}"
+
+
+def _set_timeout(client: Any, seconds: float) -> None:
+    """chromadb's HTTP client waits forever by default (httpx timeout=None); bound every request."""
+    try:
+        import httpx
+
+        client._server._session.timeout = httpx.Timeout(seconds, connect=min(seconds, 5.0))
+    except AttributeError:  # another chromadb layout: keep its default
+        pass

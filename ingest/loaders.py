@@ -1,6 +1,9 @@
-"""Loaders: seed text files, JSONL, CSV and BEIR folders -> Records (and Problems, with file:line).
+"""Loaders: seed text files, JSONL/JSON, CSV/TSV and BEIR folders -> Records (and Problems, with
+file:line).
 
 Every loader keeps going after a bad record: good records in the same file are still returned.
+Each record's text is checked (length, looks like prose) and cleaned of control characters here,
+so the pipeline only ever sees text it can index and display.
 """
 
 from __future__ import annotations
@@ -8,26 +11,43 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ingest.decode import decode, split_lines
+from ingest.jsonio import iter_json, wrapped_lists
 from ingest.records import Problem, Record
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 MIN_WORDS = 8
 MAX_CHARS = 20_000  # ~3,000 words: far beyond any abstract; longer is a paper body, not an abstract
+MIN_LETTER_SHARE = 0.5  # of non-space characters; prose is ~80 %, binary junk decoded as text ~30 %
+MAX_META_CHARS = 4_000
 HEADER_LINES = {"daily papers"}
 SUPPORTED = {".txt", ".md", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"}
 
 TEXT_KEYS = ("abstract", "text", "summary", "body", "content", "paperabstract")
 ID_KEYS = ("id", "_id", "doc_id", "paper_id", "arxiv_id", "corpus_id", "doi")
 TITLE_KEYS = ("title", "name", "paper_title")
-KNOWN = {"authors", "author", "url", "link", "year", "date", "venue"}
+RESERVED_META = {"original", "label", "sources", "work_id", "n_chunks", "title", "external_id", "doc_id", "chunk"}
+
+# Control characters other than tab/newline/CR (C0, DEL, C1): removed from abstracts, with a warning.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
+_SPACE = re.compile(r"\s+")
+_LETTER = re.compile(r"[^\W\d_]")  # any script's letters (and its combining marks)
+# Scripts written without spaces between words: each character counts as a word.
+_NO_SPACE_SCRIPT = re.compile(
+    r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    r"\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
+)
 
 
 def iter_files(paths: list[str | Path]) -> Iterator[Path]:
-    """Expand folders (a BEIR folder yields its corpus.jsonl only)."""
+    """Expand folders: supported files, skipping hidden folders (an index in ``.assistant``, ``.git``)
+    and README.md; a BEIR folder yields its corpus.jsonl only."""
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
@@ -35,87 +55,110 @@ def iter_files(paths: list[str | Path]) -> Iterator[Path]:
                 yield p / "corpus.jsonl"
                 continue
             for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in SUPPORTED and f.name.lower() != "readme.md":
+                hidden = any(part.startswith(".") for part in f.relative_to(p).parts)
+                if not hidden and f.suffix.lower() in SUPPORTED and f.name.lower() != "readme.md" and f.is_file():
                     yield f
         else:
             yield p
 
 
 def load_file(path: Path) -> tuple[list[Record], list[Problem]]:
-    """Read one file of any supported format."""
+    """Read one file of any supported format (unknown suffixes are read as plain text)."""
     name = str(path)
     try:
+        if not path.is_file():
+            return [], [Problem(name, 0, "not a regular file" if path.exists() else "no such file")]
         size = path.stat().st_size
+        if size == 0:
+            return [], [Problem(name, 0, "empty file")]
+        if size > MAX_FILE_BYTES:
+            return [], [Problem(name, 0, f"file is {size / 1e6:.0f} MB, over the {MAX_FILE_BYTES // 2**20} MiB limit: split it")]
+        raw = path.read_bytes()
     except OSError as exc:
         return [], [Problem(name, 0, f"cannot read file: {exc.strerror or exc}")]
-    if size == 0:
-        return [], [Problem(name, 0, "empty file")]
-    if size > MAX_FILE_BYTES:
-        return [], [Problem(name, 0, f"file is {size / 1e6:.0f} MB, over the {MAX_FILE_BYTES // 2**20} MiB limit")]
-    raw = path.read_bytes()
-    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return [], [Problem(name, 0, "binary file (NUL bytes), not text")]
-    text, problems = _decode(raw, name)
+    text, problems = decode(raw, name)
+    if text is None:
+        return [], problems
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
-        records, more = _load_jsonl(text, name)
+        records, more = _load_json(text, name)
     elif suffix in (".csv", ".tsv"):
         records, more = _load_csv(text, name, "\t" if suffix == ".tsv" else ",")
     else:
         records, more = _load_paragraphs(text, name)
     problems += more
-    if not records and not more and not problems:
-        problems.append(Problem(name, 0, "no abstracts found (whitespace only?)"))
+    if not records and not any(not p.warning for p in problems):
+        blank = not text.strip()
+        problems.append(Problem(name, 0, "no abstracts found" + (" (the file holds only whitespace)" if blank else "")))
     return records, problems
 
 
-def _decode(raw: bytes, name: str) -> tuple[str, list[Problem]]:
-    for bom, enc in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
-        if raw.startswith(bom):
-            return raw.decode(enc, errors="replace"), []
-    try:
-        return raw.decode("utf-8"), []
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        text = raw.decode("utf-8", errors="replace")
-        return text, [Problem(name, line, "bytes that are not UTF-8 were replaced by U+FFFD")]
+def count_words(text: str) -> int:
+    """Whitespace-separated words; in Chinese, Japanese, Korean, Thai... each character counts."""
+    n = len(_NO_SPACE_SCRIPT.findall(text))
+    return n + len((_NO_SPACE_SCRIPT.sub(" ", text) if n else text).split())
 
 
-def check_text(text: str, name: str, line: int) -> Problem | None:
-    words = len(text.split())
+def check_text(text: str, name: str, line: int) -> tuple[str | None, list[Problem]]:
+    """The abstract cleaned of control characters, or None with the reason it is rejected."""
+    problems: list[Problem] = []
+    controls = _CONTROL.findall(text)
+    if len(controls) * 100 > len(text):  # prose has none; binary decoded as text is full of them
+        return None, [Problem(name, line, f"binary data, not text ({len(controls)} control characters)")]
+    if controls:
+        text = _CONTROL.sub(" ", text)
+        shown = " ".join(sorted({f"U+{ord(c):04X}" for c in controls})[:5])
+        problems.append(Problem(name, line, f"{len(controls)} control character(s) removed ({shown})", warning=True))
+    words = count_words(text)
+    reason = None
     if words == 0:
-        return Problem(name, line, "empty abstract")
-    if words < MIN_WORDS:
-        return Problem(name, line, f"abstract too short ({words} words, need at least {MIN_WORDS})")
-    if len(text) > MAX_CHARS:
-        return Problem(name, line, f"abstract too long ({len(text):,} chars, limit {MAX_CHARS:,}): is this a full paper?")
-    return None
+        reason = "empty abstract"
+    elif words < MIN_WORDS:
+        reason = f"abstract too short ({words} word{'s' * (words != 1)}, need at least {MIN_WORDS})"
+    elif len(text) > MAX_CHARS:
+        reason = f"abstract too long ({len(text):,} chars, limit {MAX_CHARS:,}): is this a full paper?"
+    else:
+        nonspace = len(_SPACE.sub("", text))
+        letters = len(_LETTER.findall(text))
+        if letters < MIN_LETTER_SHARE * nonspace or text.count("\ufffd") * 20 > nonspace:
+            reason = f"does not look like prose (only {100 * letters // max(nonspace, 1)} % letters): binary data or a table?"
+    if reason:
+        return None, [Problem(name, line, reason)]
+    return text, problems
 
 
 def _load_paragraphs(text: str, name: str) -> tuple[list[Record], list[Problem]]:
+    """One abstract per paragraph; blank lines between. Lone header lines are skipped."""
     records: list[Record] = []
     problems: list[Problem] = []
     buf: list[str] = []
-    start = 0
+    size = start = last = 0
 
     def flush() -> None:
-        if not buf:
+        nonlocal size
+        if not buf and not size:
             return
-        para = " ".join(s.strip() for s in buf)
-        buf.clear()
-        if para.strip().lower() in HEADER_LINES:
-            return
-        problem = check_text(para, name, start)
-        if problem:
-            problems.append(problem)
+        if size > MAX_CHARS:
+            problems.append(Problem(name, start, f"abstract too long (over {MAX_CHARS:,} chars, lines {start}-{last}): "
+                                                 "a full paper, or blank lines between abstracts missing?"))
         else:
-            records.append(Record(text=para, path=name, line=start))
+            para = " ".join(s.strip() for s in buf)
+            if para.strip().lower() not in HEADER_LINES:
+                clean, found = check_text(para, name, start)
+                problems.extend(found)
+                if clean is not None:
+                    records.append(Record(text=clean, path=name, line=start))
+        buf.clear()
+        size = 0
 
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in enumerate(split_lines(text), start=1):
         if line.strip():
-            if not buf:
+            if not buf and not size:
                 start = i
-            buf.append(line)
+            size += len(line) + 1
+            last = i
+            if size <= MAX_CHARS:  # past the limit, only count: never hold a 50 MB paragraph
+                buf.append(line)
         else:
             flush()
     flush()
@@ -130,71 +173,160 @@ def _pick(row: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
     return None, None
 
 
-def _to_record(row: dict[str, Any], name: str, line: int) -> Record | Problem:
+def _meta_key(key: Any) -> str:
+    k = str(key).strip().lower()
+    k = "authors" if k == "author" else k
+    if not k or k[0] in "#$" or k.startswith("chroma:") or k in RESERVED_META:
+        return f"field_{k}"  # Chroma rejects these keys, or they would overwrite ours
+    return k
+
+
+def _meta_value(value: Any) -> str | int | float | bool | None:
+    """A value Chroma can store: big ints and NaN/inf as text, lists/objects as JSON, long text cut."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**63 else str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        out = ", ".join(value)
+    elif isinstance(value, str):
+        out = value
+    else:
+        try:
+            out = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            return None
+    out = _CONTROL.sub(" ", out).strip()
+    return (out[:MAX_META_CHARS] + "…" if len(out) > MAX_META_CHARS else out) or None
+
+
+def _scalar(value: Any) -> str:
+    return str(value).strip() if isinstance(value, str | int | float) and not isinstance(value, bool) else ""
+
+
+def _to_record(row: dict[str, Any], name: str, line: int) -> tuple[Record | None, list[Problem]]:
     text_key, text = _pick(row, TEXT_KEYS)
     if text_key is None:
-        return Problem(name, line, f"no abstract field (looked for {', '.join(TEXT_KEYS)}; found {', '.join(map(str, row)) or 'none'})")
+        found = ", ".join(map(str, row))[:200] or "none"
+        return None, [Problem(name, line, f"no abstract field (looked for {', '.join(TEXT_KEYS)}; found {found})")]
+    if text is None:
+        return None, [Problem(name, line, f"empty abstract (field {text_key!r} has no value)")]
     if not isinstance(text, str):
-        return Problem(name, line, f"field {text_key!r} is not text")
-    problem = check_text(text, name, line)
-    if problem:
-        return problem
+        return None, [Problem(name, line, f"field {text_key!r} is {type(text).__name__}, not text")]
+    clean, problems = check_text(text, name, line)
+    if clean is None:
+        return None, problems
     id_key, ext_id = _pick(row, ID_KEYS)
     title_key, title = _pick(row, TITLE_KEYS)
     meta: dict[str, Any] = {}
     for k, v in row.items():
-        if k in (text_key, id_key, title_key) or v in (None, ""):
+        if k in (text_key, id_key, title_key) or v is None or v == "":
             continue
-        key = str(k).strip().lower()
-        meta["author" + "s" if key == "author" else key] = v if isinstance(v, str | int | float | bool) else json.dumps(v)
-    return Record(text=text, path=name, line=line, title=str(title or "").strip(),
-                  external_id=str(ext_id or "").strip(), metadata=meta)
+        value = _meta_value(v)
+        if value is not None:
+            meta[_meta_key(k)] = value
+    title_text = _CONTROL.sub(" ", " ".join(_scalar(title).split()))
+    return Record(text=clean, path=name, line=line, title=title_text, external_id=_scalar(ext_id), metadata=meta), problems
 
 
-def _load_jsonl(text: str, name: str) -> tuple[list[Record], list[Problem]]:
+def _load_json(text: str, name: str) -> tuple[list[Record], list[Problem]]:
     records: list[Record] = []
     problems: list[Problem] = []
-    stripped = text.lstrip()
-    if stripped.startswith("["):  # a plain JSON array of objects
-        try:
-            rows = json.loads(stripped)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            return [], [Problem(name, getattr(exc, "lineno", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}")]
-        lines = [(i + 1, r) for i, r in enumerate(rows)]
-    else:
-        lines = []
-        for i, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                lines.append((i, json.loads(line)))
-            except (json.JSONDecodeError, RecursionError) as exc:
-                problems.append(Problem(name, i, f"malformed JSON: {getattr(exc, 'msg', 'too deeply nested')}"))
-    for i, row in lines:
-        if not isinstance(row, dict):
-            problems.append(Problem(name, i, f"expected a JSON object, got {type(row).__name__}"))
-            continue
-        out = _to_record(row, name, i)
-        (problems if isinstance(out, Problem) else records).append(out)  # type: ignore[arg-type]
+
+    def take(items: Iterator[tuple[int, Any | None, str | None]], top: bool) -> None:
+        for line, row, reason in items:
+            if reason is not None:
+                problems.append(Problem(name, line, reason))
+            elif not isinstance(row, dict):
+                problems.append(Problem(name, line, f"expected a JSON object, got {type(row).__name__}"))
+            elif top and _pick(row, TEXT_KEYS)[0] is None and (inner := list(wrapped_lists(row, text, line))):
+                take(iter(inner), top=False)  # {"papers": [...]}
+            else:
+                rec, found = _to_record(row, name, line)
+                problems.extend(found)
+                if rec is not None:
+                    records.append(rec)
+
+    take(iter_json(text), top=True)
     return records, problems
 
 
 def _load_csv(text: str, name: str, delimiter: str) -> tuple[list[Record], list[Problem]]:
     csv.field_size_limit(MAX_FILE_BYTES)
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
-    if not any(k in fields for k in TEXT_KEYS):
-        return [], [Problem(name, 1, f"no abstract column in header (looked for {', '.join(TEXT_KEYS)}; found {', '.join(fields) or 'none'})")]
+    first = text.split("\n", 1)[0]
+    if delimiter not in first:  # a .csv saved with ';' or tabs (spreadsheet locales)
+        delimiter = next((d for d in (";", "\t", "|") if d in first), delimiter)
     records: list[Record] = []
     problems: list[Problem] = []
-    try:
-        for row in reader:
-            line = reader.line_num
-            if None in row:
-                problems.append(Problem(name, line, "more fields than the header has"))
+    header: list[str] | None = None
+    for line, row, reason in _csv_rows(text, delimiter):
+        if reason is not None:
+            problems.append(Problem(name, line, reason))
+            continue
+        if header is None:
+            if not any(cell.strip() for cell in row):
+                continue  # blank lines before the header
+            header = [h.strip() for h in row]
+            repeated = sorted({h for h in header if h and [x.lower() for x in header].count(h.lower()) > 1})
+            if repeated:
+                problems.append(Problem(name, line, f"duplicate column(s) {', '.join(repeated)}: the last one is used", warning=True))
+            if not any(h.lower() in TEXT_KEYS for h in header):
+                found = ", ".join(header)[:200] or "none"
+                return [], [Problem(name, line, f"no abstract column in the header (looked for {', '.join(TEXT_KEYS)}; found {found})")]
+            continue
+        if not any(cell.strip() for cell in row):
+            continue
+        text_col = next(i for i, h in enumerate(header) if h.lower() in TEXT_KEYS)
+        if len(row) > len(header):
+            if text_col != len(header) - 1:
+                problems.append(Problem(name, line, f"{len(row)} fields but the header has {len(header)}: quote fields that contain {delimiter!r}"))
                 continue
-            out = _to_record({k: v for k, v in row.items() if k is not None}, name, line)
-            (problems if isinstance(out, Problem) else records).append(out)  # type: ignore[arg-type]
-    except csv.Error as exc:
-        problems.append(Problem(name, reader.line_num, f"CSV error: {exc}"))
+            row = row[: text_col] + [delimiter.join(row[text_col:])]
+            problems.append(Problem(name, line, f"unquoted {delimiter!r} in the abstract: joined the extra fields back into it", warning=True))
+        values: dict[str, Any] = {h: (row[i] if i < len(row) else None) for i, h in enumerate(header)}
+        if values.get(header[text_col]) is None:
+            problems.append(Problem(name, line, f"row has {len(row)} fields, the header {len(header)}: no abstract value"))
+            continue
+        rec, found = _to_record(values, name, line)
+        problems.extend(found)
+        if rec is not None:
+            records.append(rec)
     return records, problems
+
+
+def _csv_rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str], str | None]]:
+    """(start line, fields, None) per row, or (line, [], reason) for a broken one. A quote never
+    closed would swallow the rest of the file into one field: that row is reported and reading
+    resumes on the line after it starts."""
+    lines = split_lines(text)
+    offset = 0  # lines of ``text`` consumed before the current parse
+    while offset < len(lines):
+        chunk = "\n".join(lines[offset:]) + "\n"
+        reader = csv.reader(io.StringIO(chunk, newline=""), delimiter=delimiter)
+        prev = 0
+        restart = None
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                yield offset + prev + 1, [], f"CSV error: {exc}"
+                if reader.line_num <= prev:
+                    restart = prev + 1
+                    break
+                prev = reader.line_num
+                continue
+            start, end = offset + prev + 1, offset + reader.line_num
+            prev = reader.line_num
+            at_eof = end >= len(lines)
+            if at_eof and end > start and chunk.count('"') % 2 == 1:
+                yield start, [], f"unclosed quote: this row runs to the end of the file (lines {start}-{end})"
+                restart = start - offset  # resume on the next line
+                break
+            yield start, row, None
+        if restart is None:
+            return
+        offset += restart

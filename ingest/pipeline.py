@@ -38,27 +38,31 @@ class IngestReport:
     versions: int = 0  # new abstracts linked as a version of an earlier one
     removed: int = 0
     rejected: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)  # reported, but the record was ingested
     files: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
     chunks_added: int = 0
     totals: dict[str, int] = field(default_factory=dict)
+    dry_run: bool = False
 
     def summary(self) -> str:
         lines = [
             f"{self.files} file(s): {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
             f"{self.duplicates} duplicates, {self.versions} linked versions, {self.removed} removed, "
-            f"{len(self.rejected)} rejected ({self.seconds:.1f} s)",
+            f"{len(self.rejected)} rejected ({self.seconds:.1f} s)" + (" [dry run: nothing written]" if self.dry_run else ""),
         ]
         if self.totals:
-            lines.append(f"index now holds {self.totals.get('abstracts', 0)} abstracts "
+            lines.append(f"index {'would hold' if self.dry_run else 'now holds'} {self.totals.get('abstracts', 0)} abstracts "
                          f"({self.totals.get('works', 0)} works), {self.totals.get('chunks', 0)} chunks")
         lines += [f"  rejected {p}" for p in self.rejected]
+        lines += [f"  warning {p}" for p in self.warnings]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if k != "rejected"}
+        d = {k: v for k, v in self.__dict__.items() if k not in ("rejected", "warnings")}
         d["rejected"] = [{"path": p.path, "line": p.line, "reason": p.reason} for p in self.rejected]
+        d["warnings"] = [{"path": p.path, "line": p.line, "reason": p.reason} for p in self.warnings]
         return d
 
 
@@ -70,44 +74,55 @@ def _display_path(path: Path) -> str:
         return str(resolved)
 
 
+def _file_of(source: str) -> str:
+    return source.rsplit(":", 1)[0]
+
+
 def ingest_paths(
-    paths: list[str | Path], store: Store, embedder: Any, *, prune: bool = False, progress: bool = True
+    paths: list[str | Path], store: Store, embedder: Any, *, prune: bool = False, progress: bool = True,
+    dry_run: bool = False,
 ) -> IngestReport:
+    """Bring the store in line with ``paths``; ``dry_run`` reports what would change, writing nothing."""
     started = time.perf_counter()
-    report = IngestReport()
-    # 1. Read every file; a file that cannot be read at all leaves its stored abstracts alone.
+    report = IngestReport(dry_run=dry_run)
+    # 1. Read every file. A file that yields nothing but problems (unreadable, binary, every record
+    #    broken) leaves its stored abstracts alone, and so does a rejected record at a stored line.
     by_id: dict[str, list[Record]] = defaultdict(list)
     parsed_files: set[str] = set()
+    bad_lines: set[str] = set()
+    for raw in paths:
+        folder = Path(raw)
+        if folder.is_dir() and next(iter_files([folder]), None) is None:
+            report.rejected.append(Problem(str(folder), 0, "no .txt, .md, .jsonl, .json or .csv files in this folder"))
     for path in iter_files(paths):
         report.files += 1
-        if not path.exists():
-            report.rejected.append(Problem(str(path), 0, "no such file"))
-            continue
         records, problems = load_file(path)
-        report.rejected += problems
-        whole_file_failed = any(p.line == 0 for p in problems) and not records
-        if not whole_file_failed:
-            parsed_files.add(str(path.resolve()))
+        report.rejected += [p for p in problems if not p.warning]
+        report.warnings += [p for p in problems if p.warning]
+        resolved = str(path.resolve())
+        if records:
+            parsed_files.add(resolved)
+        bad_lines.update(f"{resolved}:{p.line}" for p in problems if not p.warning and p.line)
         for rec in records:
-            rec.path = str(path.resolve())
+            rec.path = resolved
             by_id[content_id(normalize_text(rec.text))].append(rec)
     report.duplicates = sum(len(v) - 1 for v in by_id.values())
 
     # 2. Compare with what is stored (after sweeping chunks orphaned by an interrupted run).
     stored = store.all_docs()
     orphans = store.chunk_doc_ids() - set(stored)
-    if orphans:
+    if orphans and not dry_run:
         store.call("sweeping chunks", store.chunks.delete, where={"doc_id": {"$in": sorted(orphans)}})
     changed: list[StoredDoc] = []
     to_delete: list[str] = []
     for doc in stored.values():
-        keep = [s for s in doc.sources if s.rsplit(":", 1)[0] not in parsed_files]
+        keep = [s for s in doc.sources if _file_of(s) not in parsed_files or s in bad_lines]
         if prune:
-            keep = [s for s in keep if Path(s.rsplit(":", 1)[0]).exists()]
-        keep += [f"{r.path}:{r.line}" for r in by_id.get(doc.doc_id, [])]
+            keep = [s for s in keep if Path(_file_of(s)).exists()]
+        keep += [loc for loc in (f"{r.path}:{r.line}" for r in by_id.get(doc.doc_id, [])) if loc not in keep]
         if not keep:
             to_delete.append(doc.doc_id)
-        elif keep != doc.sources:
+        elif set(keep) != set(doc.sources):
             doc.sources = keep
             changed.append(doc)
     new_ids = [i for i in by_id if i not in stored]
@@ -115,31 +130,59 @@ def ingest_paths(
 
     # 3. Build new docs, link versions, embed and write in batches (chunks first, doc last).
     new_docs = {i: _new_doc(i, by_id[i]) for i in new_ids}
-    existing_texts = {i: d.text for i, d in stored.items() if i not in to_delete}
-    versions = find_versions({i: d.text for i, d in new_docs.items()}, existing_texts)
+    kept = {i: d for i, d in stored.items() if i not in to_delete}
+    versions = find_versions({i: d.text for i, d in new_docs.items()}, {i: d.text for i, d in kept.items()})
     for i, work in versions.items():
-        new_docs[i].work_id = stored[work].work_id if work in stored else new_docs[work].work_id if work in new_docs else work
-    report.versions = len(versions)
-    bar = _progress(len(new_docs), progress)
-    items = list(new_docs.values())
-    for b in range(0, len(items), EMBED_BATCH_DOCS):
-        batch = items[b : b + EMBED_BATCH_DOCS]
-        report.chunks_added += _write_batch(batch, store, embedder, report)
-        bar.update(len(batch))
-    bar.close()
+        new_docs[i].work_id = kept[work].work_id if work in kept else new_docs[work].work_id
+    report.versions = len(versions) + _link_same_ids(new_docs, kept, report)
+    if not dry_run:
+        bar = _progress(len(new_docs), progress)
+        items = list(new_docs.values())
+        for b in range(0, len(items), EMBED_BATCH_DOCS):
+            batch = items[b : b + EMBED_BATCH_DOCS]
+            report.chunks_added += _write_batch(batch, store, embedder, report)
+            bar.update(len(batch))
+        bar.close()
 
-    # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
-    store.update_doc_metadata(changed)
-    store.delete_docs(to_delete)
+        # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
+        store.update_doc_metadata(changed)
+        store.delete_docs(to_delete)
     files_replaced = {f for i in to_delete for f in stored[i].files}
-    report.updated = min(len(to_delete), sum(1 for d in new_docs.values() if set(s.rsplit(":", 1)[0] for s in d.sources) & files_replaced))
+    report.updated = min(len(to_delete), sum(1 for d in new_docs.values() if d.files & files_replaced))
     report.added = len(new_docs) - report.updated
     report.removed = len(to_delete) - report.updated
-    counts = store.counts()
-    counts["works"] = len({d.work_id for d in store.all_docs().values()})
-    report.totals = counts
+    if dry_run:
+        works = {d.work_id for d in kept.values()} | {d.work_id for d in new_docs.values()}
+        report.totals = {"abstracts": len(kept) + len(new_docs), "works": len(works)}
+    else:
+        report.totals = {**store.counts(), "works": len({d.work_id for d in store.all_docs().values()})}
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _link_same_ids(new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc], report: IngestReport) -> int:
+    """A new abstract whose external id (arXiv id, DOI, ...) is already used by a different text
+    becomes a version of that work, with a warning naming both places."""
+    seen: dict[str, StoredDoc] = {}
+    for doc in kept.values():
+        if doc.metadata.get("external_id"):
+            seen.setdefault(str(doc.metadata["external_id"]), doc)
+    linked = 0
+    for doc in new_docs.values():
+        ext = str(doc.metadata.get("external_id") or "")
+        if not ext:
+            continue
+        first = seen.setdefault(ext, doc)
+        if first is doc:
+            continue
+        where = first.sources[0] if first.sources else first.doc_id
+        path, _, line = doc.sources[0].rpartition(":")
+        report.warnings.append(Problem(path, int(line), f"id {ext!r} is also used at {where} with a different text; "
+                                                         "kept both, as versions of one work", warning=True))
+        if doc.work_id != first.work_id:
+            doc.work_id = first.work_id
+            linked += 1
+    return linked
 
 
 def _new_doc(doc_id: str, records: list[Record]) -> StoredDoc:

@@ -1,4 +1,8 @@
-"""What a loader yields: a Record per abstract, or a Problem per rejected input (file + line)."""
+"""What a loader yields: a Record per abstract, or a Problem per rejected input (file + line).
+
+A Problem with ``warning=True`` did not stop the record (e.g. Latin-1 bytes decoded, control
+characters removed); the ingest report lists those apart from the rejections.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ class Problem:
     path: str
     line: int  # 0 when it concerns the whole file
     reason: str
+    warning: bool = False  # True: reported, but the record was still ingested
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path

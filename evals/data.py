@@ -1,0 +1,149 @@
+"""Evaluation datasets: the dev question set (gold = abstracts holding a gold anchor) and BEIR
+folders (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), as one list of ``Question``.
+
+Gold is expressed as *work* ids: the ingest collapses near-duplicate versions of one paper into
+one work, and search returns one abstract per work, so a question is answered by the work.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ingest.normalize import content_id, normalize_text
+
+EVALS_DIR = Path(__file__).resolve().parent
+DATASETS_DIR = EVALS_DIR / "datasets"
+DEV_PATH = DATASETS_DIR / "dev.jsonl"
+
+
+@dataclass
+class Question:
+    id: str
+    text: str
+    type: str = "query"
+    split: str = ""
+    gold: set[str] = field(default_factory=set)  # work ids; empty for unanswerable questions
+    key_points: list[str] = field(default_factory=list)
+    previous: str | None = None  # id of the question this one follows up
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def answerable(self) -> bool:
+        return self.type != "unanswerable"
+
+
+@dataclass
+class Dataset:
+    name: str
+    kind: str  # "dev" or "beir"
+    questions: list[Question]
+    corpus: Path | None  # what to ingest; None = the bundled corpus
+    split: str = ""
+
+    def by_id(self) -> dict[str, Question]:
+        return {q.id: q for q in self.questions}
+
+
+def _norm(text: str) -> str:
+    return " ".join(normalize_text(text).split())
+
+
+def resolve_path(name: str) -> tuple[str, Path]:
+    """``dev`` -> the dev set; a BEIR folder name under evals/datasets, or a path."""
+    if name == "dev":
+        return "dev", DEV_PATH
+    p = Path(name)
+    if p.is_file() and p.suffix == ".jsonl":
+        return "dev", p
+    if not p.exists():
+        p = DATASETS_DIR / name
+    if (p / "corpus.jsonl").exists() and (p / "queries.jsonl").exists():
+        return "beir", p
+    raise FileNotFoundError(f"unknown dataset {name!r}: expected 'dev', a dev-style .jsonl, or a BEIR folder "
+                            f"(corpus.jsonl, queries.jsonl, qrels/) under {DATASETS_DIR} or as a path")
+
+
+def load_dev(path: Path = DEV_PATH, split: str | None = None) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if split in (None, "", "all") or r.get("split") == split]
+
+
+def resolve_anchors(rows: list[dict[str, Any]], docs: dict[str, Any]) -> tuple[list[Question], list[str]]:
+    """Dev rows -> Questions whose gold is the set of works holding each gold anchor.
+
+    ``docs`` maps doc id -> StoredDoc (text, original, work_id). Returns the questions and a list of
+    problems (an anchor found in no stored abstract)."""
+    texts = [(_norm(d.text), " ".join(d.original.split()), d.work_id) for d in docs.values()]
+    problems: list[str] = []
+    out: list[Question] = []
+    for r in rows:
+        gold: set[str] = set()
+        for anchor in r.get("gold_anchors") or []:
+            a = _norm(anchor)
+            works = {w for t, o, w in texts if a in t or a in o}
+            if not works:
+                problems.append(f"{r['id']}: anchor not found in the index: {anchor[:60]!r}")
+            gold |= works
+        out.append(Question(id=r["id"], text=r["question"], type=r.get("type", "lookup"), split=r.get("split", ""),
+                            gold=gold, key_points=list(r.get("key_points") or []), previous=r.get("previous"), raw=r))
+    return out, problems
+
+
+def file_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def beir_doc_ids(folder: Path) -> dict[str, str]:
+    """BEIR corpus id -> our doc id (the content id of the normalised text, as the ingest computes)."""
+    out: dict[str, str] = {}
+    with open(folder / "corpus.jsonl", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                text = row.get("text") or row.get("abstract") or ""
+                out[str(row.get("_id"))] = content_id(normalize_text(text))
+    return out
+
+
+def load_beir(folder: Path, split: str, docs: dict[str, Any]) -> tuple[list[Question], list[str]]:
+    """Queries with at least one relevant document in ``qrels/<split>.tsv``; gold as work ids."""
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    if not qrels_path.exists():
+        raise FileNotFoundError(f"no qrels for split {split!r}: {qrels_path}")
+    rel: dict[str, set[str]] = defaultdict(set)
+    with open(qrels_path, encoding="utf-8") as f:
+        reader = csv.reader(f, delimiter="\t")
+        for row in reader:
+            if len(row) < 3 or row[0] == "query-id":
+                continue
+            if float(row[2]) > 0:
+                rel[row[0]].add(row[1])
+    ids = beir_doc_ids(folder)
+    problems: list[str] = []
+    questions: list[Question] = []
+    with open(folder / "queries.jsonl", encoding="utf-8") as f:
+        queries = {str(r["_id"]): r["text"] for r in map(json.loads, filter(str.strip, f))}
+    for qid, corpus_ids in rel.items():
+        if qid not in queries:
+            problems.append(f"query {qid} is in the qrels but not in queries.jsonl")
+            continue
+        gold = set()
+        for cid in corpus_ids:
+            doc = docs.get(ids.get(cid, ""))
+            if doc is None:
+                problems.append(f"query {qid}: relevant doc {cid} is not in the index")
+            else:
+                gold.add(doc.work_id)
+        questions.append(Question(id=qid, text=queries[qid], type="query", split=split, gold=gold))
+    questions.sort(key=lambda q: (len(q.id), q.id))
+    return questions, problems

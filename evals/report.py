@@ -1,0 +1,179 @@
+"""report.md, the console table and the PNG plots of an evaluation run."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+RETRIEVAL_COLS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
+ANSWER_ROWS = (
+    ("citation_validity", "Citation validity (every [n] resolves)"),
+    ("citation_precision", "Citation precision (cited abstracts among gold)"),
+    ("citation_support_rate", "Citation support rate (supported sentences)"),
+    ("key_point_coverage", "Key-point coverage"),
+    ("refusal_precision", "Refusal precision"),
+    ("refusal_recall", "Refusal recall (unanswerable refused)"),
+    ("false_refusal_rate", "False-refusal rate (answerable refused)"),
+)
+
+
+def _f(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def summary_table(results: dict[str, Any]) -> str:
+    """A plain-text side-by-side table for the console."""
+    lines = [f"{results['dataset']} ({results['split']}), {results['n_questions']} questions"]
+    head = f"{'system':8s} " + " ".join(f"{c:>9s}" for c in RETRIEVAL_COLS) + f" {'p50 ms':>8s} {'p95 ms':>8s}"
+    lines.append(head)
+    for mode, agg in results["retrieval"].items():
+        a = agg["all"]
+        lines.append(f"{mode:8s} " + " ".join(f"{_f(a.get(c)):>9s}" for c in RETRIEVAL_COLS)
+                     + f" {agg['latency']['p50_ms']:8.1f} {agg['latency']['p95_ms']:8.1f}")
+    qe = results.get("query_embedding", {})
+    lines.append(f"one query embedding: p50 {qe.get('p50_ms', float('nan')):.1f} ms")
+    ans = (results.get("answers") or {}).get("all")
+    if ans:
+        lines.append(f"answers ({results.get('backend')}): " + ", ".join(f"{k} {_f(ans.get(k))}" for k, _ in ANSWER_ROWS))
+    lines.append(f"run folder: {results.get('run_dir')}")
+    return "\n".join(lines)
+
+
+def write_report(results: dict[str, Any]) -> str:
+    r = results
+    lines = [f"# Evaluation: {r['dataset']} ({r['split']})", "",
+             f"{r['n_questions']} questions{' (limit ' + str(r['limit']) + ')' if r.get('limit') else ''}; "
+             f"created {r['created']}; commit {r.get('commit') or '?'}; {r.get('seconds', '?')} s.", "",
+             f"Settings: {', '.join(f'{k}={v}' for k, v in r['settings'].items())}. Index: `{r['index']['data_dir']}`.", "",
+             "## Retrieval (one result per work)", ""]
+    rows = []
+    for mode, agg in r["retrieval"].items():
+        a = agg["all"]
+        rows.append([mode] + [_f(a.get(c)) for c in RETRIEVAL_COLS] + [f"{agg['latency']['p50_ms']:.1f}", f"{agg['latency']['p95_ms']:.1f}",
+                                                                      _f(agg["latency"]["p50_over_embedding"], 2)])
+    lines += _table(["system", *RETRIEVAL_COLS, "p50 ms", "p95 ms", "p50 / query embedding"], rows)
+    qe = r.get("query_embedding", {})
+    lines += ["", f"One query embedding: p50 {qe.get('p50_ms', float('nan')):.1f} ms, p95 {qe.get('p95_ms', float('nan')):.1f} ms.", ""]
+    types = list(next(iter(r["retrieval"].values()))["by_type"])
+    if len(types) > 1:
+        lines += ["### Recall@5 / nDCG@10 per question type", ""]
+        rows = []
+        for t in types:
+            n = next(iter(r["retrieval"].values()))["by_type"][t]["n"]
+            if not n:
+                continue
+            rows.append([t, str(n)] + [f"{_f(r['retrieval'][m]['by_type'][t]['recall@5'])} / {_f(r['retrieval'][m]['by_type'][t]['ndcg@10'])}"
+                                       for m in r["retrieval"]])
+        lines += _table(["type", "n", *r["retrieval"]], rows) + [""]
+    ans = r.get("answers")
+    if ans:
+        a = ans["all"]
+        lines += [f"## Answers ({r.get('backend')})", ""]
+        lines += _table(["metric", "all", *[t for t in ans["by_type"]]],
+                        [[label, _f(a.get(key)), *[_f(ans["by_type"][t].get(key)) for t in ans["by_type"]]] for key, label in ANSWER_ROWS])
+        lines += ["", "Latency per stage (s):", ""]
+        lines += _table(["stage", "p50", "p95"], [[s, _f(v["p50"]), _f(v["p95"])] for s, v in a["latency"].items()])
+        tok = a["tokens"]["total"]
+        lines += ["", "Tokens: " + (", ".join(f"{k} {int(v)}" for k, v in tok.items()) if tok else "none (no LLM call)"), ""]
+    cmp = r.get("compare")
+    if cmp:
+        lines += ["## Compared with an earlier run", "", f"Against `{cmp['against']}`.", ""]
+        lines += [f"- note: {n}" for n in cmp["notes"]]
+        lines += _table(["metric", "delta", "gated regression"],
+                        [[k, f"{d:+.4f}", "**yes**" if k in {x['metric'] for x in cmp['regressions']} else ""]
+                         for k, d in sorted(cmp["deltas"].items())])
+        lines.append("")
+    if r.get("plots"):
+        lines += ["## Plots", ""] + [f"![{Path(p).stem}]({Path(p).name})" for p in r["plots"]] + [""]
+    if r["index"].get("problems"):
+        lines += ["## Dataset problems", ""] + [f"- {p}" for p in r["index"]["problems"]] + [""]
+    return "\n".join(lines)
+
+
+def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths: list[str] = []
+    retr = results["retrieval"]
+
+    # Recall@k curves
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for mode, agg in retr.items():
+        curve = agg["all"].get("curve") or []
+        if curve:
+            ax.plot(range(1, len(curve) + 1), curve, marker="o", label=mode)
+    ax.set_xlabel("k")
+    ax.set_ylabel("Recall@k")
+    ax.set_title(f"Recall@k — {results['dataset']} ({results['split']})")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    paths.append(_save(fig, run_dir / "recall_at_k.png", plt))
+
+    # latency histogram: search per system, plus the answer total
+    fig, ax = plt.subplots(figsize=(6, 4))
+    per_q = results["per_question"]
+    series = {m: [q["systems"][m]["latency_s"] * 1e3 for q in per_q] for m in retr}
+    if any("answer" in q for q in per_q):
+        series["answer total"] = [q["answer"]["timings"].get("total", 0) * 1e3 for q in per_q if "answer" in q]
+    top = max((max(v) for v in series.values() if v), default=1.0)
+    bins = [top * i / 30 for i in range(31)]
+    for name, vals in series.items():
+        ax.hist(vals, bins=bins, alpha=0.5, label=name)
+    ax.set_xlabel("latency (ms)")
+    ax.set_ylabel("questions")
+    ax.set_title("Latency per question")
+    ax.legend()
+    paths.append(_save(fig, run_dir / "latency.png", plt))
+
+    # per-question-type bars
+    types = [t for t, v in next(iter(retr.values()))["by_type"].items() if v["n"]]
+    ans = results.get("answers")
+    n_panels = 2 if ans else 1
+    fig, axes = plt.subplots(1, n_panels, figsize=(6 * n_panels, 4), squeeze=False)
+    ax = axes[0][0]
+    width = 0.8 / max(len(retr), 1)
+    for j, (mode, agg) in enumerate(retr.items()):
+        vals = [agg["by_type"][t]["recall@5"] for t in types]
+        ax.bar([i + j * width for i in range(len(types))], vals, width=width, label=mode)
+    ax.set_xticks([i + width * (len(retr) - 1) / 2 for i in range(len(types))], types, rotation=20)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("Recall@5")
+    ax.set_title("Retrieval per question type")
+    ax.legend()
+    if ans:
+        ax = axes[0][1]
+        atypes = list(ans["by_type"])
+        keys = [("key_point_coverage", "key points"), ("citation_precision", "citation precision"), ("refusal_recall", "refusal recall")]
+        width = 0.8 / len(keys)
+        for j, (key, label) in enumerate(keys):
+            vals = [ans["by_type"][t].get(key) for t in atypes]
+            vals = [0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in vals]
+            ax.bar([i + j * width for i in range(len(atypes))], vals, width=width, label=label)
+        ax.set_xticks([i + width for i in range(len(atypes))], atypes, rotation=20)
+        ax.set_ylim(0, 1)
+        ax.set_title(f"Answers per question type ({results.get('backend')})")
+        ax.legend(fontsize=8)
+    paths.append(_save(fig, run_dir / "per_type.png", plt))
+    return paths
+
+
+def _save(fig: Any, path: Path, plt: Any) -> str:
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return str(path)

@@ -1,0 +1,84 @@
+"""The `assistant` command, run as a real subprocess over the ingested bundled corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+CLI = [sys.executable, "-m", "assistant.cli"]
+
+
+def run(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=full_env, input=input)
+
+
+def test_help_lists_every_subcommand() -> None:
+    out = run("--help").stdout
+    for name in ("ingest", "search", "ask", "chat", "serve", "eval", "bench"):
+        assert name in out
+
+
+def test_search_json_shape(corpus_dir: Path) -> None:
+    res = run("search", "blockwise attention across devices for long sequences", "--k", "3", "--json", "--data-dir", str(corpus_dir))
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["query"].startswith("blockwise")
+    assert len(data["hits"]) == 3
+    assert set(data["hits"][0]) == {"rank", "doc_id", "label", "text", "score", "source"}
+    assert [h["rank"] for h in data["hits"]] == [1, 2, 3]
+    assert data["hits"][0]["source"].startswith("data/abstracts/")
+    assert len(data["hits"][0]["text"].split()) > 50  # the full abstract
+
+
+def test_data_dir_from_environment(corpus_dir: Path) -> None:
+    res = run("search", "in-context learning", "--k", "1", "--json", env={"ASSISTANT_DATA_DIR": str(corpus_dir)})
+    assert res.returncode == 0, res.stderr
+    assert len(json.loads(res.stdout)["hits"]) == 1
+
+
+def test_ask_json_contract(corpus_dir: Path) -> None:
+    res = run("ask", "How does FlashAttention reduce memory reads and writes?", "--json", "--backend", "extractive", "--data-dir", str(corpus_dir))
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    for key in ("question", "answer", "citations", "refused", "backend", "usage", "timings"):
+        assert key in data
+    assert data["backend"] == "extractive" and not data["refused"]
+    assert "[1]" in data["answer"]
+    c = data["citations"][0]
+    assert set(c) >= {"n", "doc_id", "label", "text", "source", "evidence"}
+    ev = c["evidence"][0]
+    assert c["text"][ev["start"] : ev["end"]] == ev["text"]
+
+
+def test_ask_streams_text_and_prints_sources(corpus_dir: Path) -> None:
+    res = run("ask", "What does Ring Attention distribute across devices?", "--backend", "extractive", "--data-dir", str(corpus_dir))
+    assert res.returncode == 0, res.stderr
+    assert "Sources:" in res.stdout and "[1]" in res.stdout
+    assert "extractive" in res.stdout
+
+
+def test_chat_keeps_the_conversation(corpus_dir: Path) -> None:
+    res = run("chat", "--backend", "extractive", "--data-dir", str(corpus_dir),
+              input="What is FlashAttention?\nWhat speedup does it give on GPT-2?\n\n")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("Sources:") == 2
+
+
+def test_ingest_reports_rejects_with_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    good = {"id": "x1", "abstract": "We study how sparse attention patterns affect the training of very long context language models on code."}
+    bad.write_text(json.dumps(good) + "\n{not json\n", encoding="utf-8")
+    res = run("ingest", str(bad), "--data-dir", str(tmp_path / "d"))
+    assert res.returncode == 0, res.stderr
+    assert "1 added" in res.stdout
+    assert f"{bad}:2" in res.stdout and "malformed JSON" in res.stdout
+
+
+def test_unreachable_chroma_server_is_a_clear_error(tmp_path: Path) -> None:
+    res = run("search", "x y z", "--chroma-host", "127.0.0.1", "--chroma-port", "9", "--data-dir", str(tmp_path))
+    assert res.returncode == 1
+    assert "error:" in res.stderr and "Chroma server" in res.stderr and "Traceback" not in res.stderr

@@ -1,0 +1,125 @@
+"""The evaluation harness: metric functions on hand-computed cases, a --limit run's outputs, and
+--compare failing on a regression."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from evals import harness
+from evals.metrics import (
+    key_point_coverage,
+    mrr_at_k,
+    ndcg_at_k,
+    percentile,
+    recall_at_k,
+    retrieval_scores,
+)
+
+
+# --- metrics ----------------------------------------------------------------------------------
+def test_recall_at_k_hand_computed() -> None:
+    retrieved = ["a", "x", "b", "y", "z", "c"]
+    assert recall_at_k({"a", "b", "c"}, retrieved, 1) == pytest.approx(1 / 3)
+    assert recall_at_k({"a", "b", "c"}, retrieved, 5) == pytest.approx(2 / 3)
+    assert recall_at_k({"a", "b", "c"}, retrieved, 10) == pytest.approx(1.0)
+    assert recall_at_k({"q"}, retrieved, 10) == 0.0
+    assert recall_at_k({"a"}, [], 5) == 0.0  # no results: 0, not an exception
+    assert recall_at_k(set(), retrieved, 5) == 0.0
+
+
+def test_mrr_hand_computed() -> None:
+    assert mrr_at_k({"b"}, ["a", "b", "c"]) == pytest.approx(0.5)
+    assert mrr_at_k({"c", "b"}, ["a", "b", "c"]) == pytest.approx(0.5)  # first relevant counts
+    assert mrr_at_k({"k"}, [str(i) for i in range(10)] + ["k"], 10) == 0.0  # beyond the cut-off
+    assert mrr_at_k({"a"}, []) == 0.0
+
+
+def test_ndcg_hand_computed() -> None:
+    # one relevant doc at rank 3: 1/log2(4) = 0.5
+    assert ndcg_at_k({"c"}, ["a", "b", "c"]) == pytest.approx(0.5)
+    # two relevant at ranks 1 and 3: (1 + 0.5) / (1 + 1/log2(3))
+    assert ndcg_at_k({"a", "c"}, ["a", "b", "c"]) == pytest.approx(1.5 / (1 + 1 / math.log2(3)))
+    assert ndcg_at_k({"a"}, ["a"]) == 1.0
+    assert ndcg_at_k({"z"}, ["a", "b"]) == 0.0
+    # ideal DCG is cut at k: 12 relevant docs all retrieved in the top 10 is a perfect nDCG@10
+    rel = {f"d{i}" for i in range(12)}
+    assert ndcg_at_k(rel, [f"d{i}" for i in range(10)], 10) == pytest.approx(1.0)
+
+
+def test_ndcg_agrees_with_llama_index_when_few_relevant() -> None:
+    from llama_index.core.evaluation.retrieval.metrics import NDCG
+
+    retrieved = ["a", "x", "b", "y", "c", "z", "w", "v", "u", "t"]
+    for expected in (["a"], ["b", "c"], ["x", "q", "t"]):
+        ours = ndcg_at_k(expected, retrieved, 10)
+        theirs = NDCG().compute(expected_ids=expected, retrieved_ids=retrieved).score
+        assert ours == pytest.approx(theirs)
+
+
+def test_retrieval_scores_keys_and_dedup_of_expected() -> None:
+    s = retrieval_scores(["a", "a", "b"], ["b", "a"])
+    assert set(s) == {"recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10"}
+    assert s["recall@1"] == pytest.approx(0.5) and s["recall@5"] == 1.0 and s["mrr@10"] == 1.0
+
+
+def test_percentile_and_key_points() -> None:
+    assert percentile([1, 2, 3, 4], 50) == pytest.approx(2.5)
+    assert percentile([5.0], 95) == 5.0
+    assert math.isnan(percentile([], 50))
+    assert key_point_coverage("Uses Blockwise computation on many devices", ["blockwise computation", "multiple devices"]) == 0.5
+    assert math.isnan(key_point_coverage("anything", []))
+
+
+def test_compare_gates() -> None:
+    prev = {"summary": {"hybrid.ndcg@10": 0.80, "hybrid.recall@5": 0.9, "answers.citation_precision": 0.7,
+                        "answers.false_refusal_rate": 0.10, "bm25.ndcg@10": 0.7}}
+    ok = {"summary": {"hybrid.ndcg@10": 0.79, "hybrid.recall@5": 0.95, "answers.citation_precision": 0.69,
+                      "answers.false_refusal_rate": 0.14, "bm25.ndcg@10": 0.5}}
+    assert harness.compare(ok, prev)["regressions"] == []  # within tolerance; bm25 is not gated
+    bad = {"summary": {**ok["summary"], "hybrid.ndcg@10": 0.77, "answers.false_refusal_rate": 0.16}}
+    got = {r["metric"] for r in harness.compare(bad, prev)["regressions"]}
+    assert got == {"hybrid.ndcg@10", "answers.false_refusal_rate"}
+
+
+# --- a real (small) run -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def smoke_run(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    out = tmp_path_factory.mktemp("run") / "run"
+    rc = harness.main(["dev", "--limit", "5", "--data-dir", str(corpus_dir), "--out-dir", str(out), "--quiet"])
+    return out, rc
+
+
+def test_limit_run_writes_results_report_and_plots(smoke_run: tuple[Path, int]) -> None:
+    out, rc = smoke_run
+    assert rc == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["n_questions"] == 5 and results["dataset"] == "dev"
+    assert set(results["retrieval"]) == {"bm25", "dense", "hybrid"}
+    assert len({q["type"] for q in results["per_question"]}) == 5  # --limit takes every type in turn
+    for mode in ("bm25", "dense", "hybrid"):
+        assert 0.0 <= results["summary"][f"{mode}.ndcg@10"] <= 1.0
+    answers = results["answers"]["all"]
+    assert answers["n"] == 5 and "total" in answers["latency"]
+    assert 0.0 <= answers["citation_validity"] <= 1.0
+    report = (out / "report.md").read_text()
+    assert "| hybrid |" in report and "Answers (extractive)" in report
+    for png in ("recall_at_k.png", "latency.png", "per_type.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_compare_exits_non_zero_on_regression(smoke_run: tuple[Path, int], corpus_dir: Path, tmp_path: Path) -> None:
+    out, _ = smoke_run
+    previous = json.loads((out / "results.json").read_text())
+    previous["summary"]["hybrid.ndcg@10"] = previous["summary"]["hybrid.ndcg@10"] + 0.5  # a better past
+    fabricated = tmp_path / "previous.json"
+    fabricated.write_text(json.dumps(previous))
+    rc = harness.main(["dev", "--limit", "5", "--data-dir", str(corpus_dir), "--out-dir", str(tmp_path / "again"),
+                       "--compare", str(fabricated), "--no-plots", "--quiet"])
+    assert rc == 1
+    again = json.loads((tmp_path / "again" / "results.json").read_text())
+    assert [r["metric"] for r in again["compare"]["regressions"]] == ["hybrid.ndcg@10"]
+    assert harness.compare(again, again)["regressions"] == []  # the same run compared with itself passes
