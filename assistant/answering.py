@@ -20,20 +20,44 @@ if TYPE_CHECKING:
     from assistant.store import StoredDoc
 
 REFUSAL_TEXT = "The collection does not answer this question."
-EMPTY_TEXT = "Please ask a question in words (it was empty or only punctuation)."
+EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
 MODEL_REFUSAL = "NOT IN SOURCES"
+SHORT_QUESTION_TERMS = 8  # follow-ups are short: a pronoun in a longer question refers inside it
 MAX_QUESTION_CHARS = 1000  # longer questions are cut for retrieval and evidence (the note says so)
 EXTRACTIVE_SENTENCES = 3
+EVIDENCE_DOCS = 3  # abstracts read for evidence (all k when the question asks for several works)
 SAME_DOC_SHARE = 0.8  # a second sentence of the best abstract needs this share of the best score
 OTHER_DOC_SHARE = 0.9  # a sentence of another abstract needs this share (measured on tune)
 MULTI_SENTENCES = 4
 MULTI_OTHER_SHARE = 0.7
 RETRIEVAL_PRIOR = 0.3  # weight of the abstract's retrieval score when picking sentences
 _CONNECTIVE = re.compile(r"^\s*(and|also|so|then|what about|how about|and what about)\b", re.I)
-_ANAPHOR = re.compile(r"\b(it|its|it's|they|them|their|theirs|the (?:method|model|paper|work|approach|"
-                      r"authors|same)|(?:this|that|these|those)\s+\w+\s*[,?.!])", re.I)
+_ANAPHOR = re.compile(r"\b(it|it's|they|them|the (?:method|model|paper|work|approach|authors)|"
+                      r"(?:this|that|these|those)\s+\w+\s*[,?.!])", re.I)
+_POSSESSIVE = re.compile(r"\b(its|their)\b", re.I)
 _SEVERAL = re.compile(r"^\W*(which|what|list|name)\W+(\w+\W+)?(abstracts|papers|works|studies|methods|models|approaches)\b", re.I)
-_NAME = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w.-]*|[A-Z][a-z]+(?:[ -][A-Z][\w-]*)+)")
+_TOKEN = re.compile(r"[A-Za-z0-9][\w.+/-]*[\w+]|[A-Za-z0-9]")
+_QUESTION_WORDS = {"what", "which", "how", "who", "why", "when", "where", "does", "do", "did", "is", "are", "can",
+                   "and", "in", "on", "for", "by", "up", "under", "has", "have"}
+
+
+def names(text: str) -> list[tuple[int, str]]:
+    """Name-like words (RetNet, Llama-3.1-8B, Ring Attention) with their positions: words with an
+    inner capital or digit, or capitalised words after the first; neighbours are joined."""
+    out: list[tuple[int, str]] = []
+    end = -1
+    for i, m in enumerate(_TOKEN.finditer(text)):
+        w = m.group(0)
+        inner = any(c.isupper() or c.isdigit() for c in w[1:]) or w[0].isdigit()
+        if not (inner or (w[0].isupper() and i > 0)) or (i == 0 and w.lower() in _QUESTION_WORDS):
+            continue
+        if out and text[end : m.start()] in (" ", "-"):
+            out[-1] = (out[-1][0], text[out[-1][0] : m.end()])
+        else:
+            out.append((m.start(), w))
+        end = m.end()
+    return out
+
 
 Hits = list[tuple["StoredDoc", float]]
 
@@ -44,10 +68,20 @@ def previous_question(history: list[dict[str, str]]) -> str:
 
 
 def is_follow_up(question: str, history: list[dict[str, str]]) -> bool:
-    """A question that leans on the conversation ("And how much memory does it save?")."""
+    """A question that leans on the conversation ("And how much memory does it save?"): it opens
+    with a connective, is very short, or refers back (a pronoun before any name of its own; "its"
+    in a short question that names nothing)."""
     if not previous_question(history):
         return False
-    return bool(len(terms(question)) <= 2 or _CONNECTIVE.search(question) or _ANAPHOR.search(question))
+    own, n_terms = names(question), len(terms(question))
+    if (n_terms <= 2 and not own) or _CONNECTIVE.search(question):
+        return True
+    if n_terms > SHORT_QUESTION_TERMS:  # a long question carries its own referents
+        return False
+    first_name = own[0][0] if own else len(question)
+    if (m := _ANAPHOR.search(question)) and m.start() < first_name:
+        return True
+    return bool(_POSSESSIVE.search(question)) and not own
 
 
 def standalone_question(question: str, history: list[dict[str, str]]) -> str:
@@ -57,13 +91,13 @@ def standalone_question(question: str, history: list[dict[str, str]]) -> str:
     return question
 
 
-def evidence_question(question: str, history: list[dict[str, str]]) -> str:
-    """What the evidence is scored against: a follow-up plus the names of its previous question
-    (the facet stays the follow-up's own; the names join the topic)."""
-    if not is_follow_up(question, history):
+def evidence_question(question: str, history: list[dict[str, str]], top_text: str) -> str:
+    """What the evidence is scored against: a follow-up plus those names of its previous question
+    that the top abstract holds (they join the topic; the facet stays the follow-up's own)."""
+    if not is_follow_up(question, history) or not top_text:
         return question
-    names = [n for n in _NAME.findall(previous_question(history)) if n.split()[0] not in ("Which", "What", "How")]
-    return f"{question} ({', '.join(dict.fromkeys(names))})" if names else question
+    found = [n for _, n in names(previous_question(history)) if n.lower() in top_text.lower()]
+    return f"{question} ({', '.join(dict.fromkeys(found))})" if found else question
 
 
 _CACHES: dict[tuple[str, str], SentenceCache] = {}
@@ -97,7 +131,7 @@ def answer_stream(assistant: Assistant, question: str, *, history: list[dict[str
                   k: int) -> Iterator[str | Answer]:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    question = " ".join((question or "").split())
+    question = " ".join(re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", question or "").split())  # control chars (NUL ...) are spaces
     name = backend or assistant.settings.resolved_backend()
     if not terms(question):
         yield _finish(Answer(question=question, text=EMPTY_TEXT, refused=True, backend=name), timings, t0)
@@ -107,17 +141,20 @@ def answer_stream(assistant: Assistant, question: str, *, history: list[dict[str
         question = question[:MAX_QUESTION_CHARS].rsplit(" ", 1)[0]
         note = f"(Only the first {MAX_QUESTION_CHARS:,} characters of the question were used.)"
     base = Answer(question=question, text="", backend=name)
-    query, asked = standalone_question(question, history), evidence_question(question, history)
-    if query != question and name == "openai":
-        query = asked = _condense(assistant, question, history, base, timings)
+    query = standalone_question(question, history)
+    condensed = query != question and name == "openai"
+    if condensed:
+        query = _condense(assistant, question, history, base, timings)
     base.standalone_question = query if query != question else None
     hits = assistant.retriever.retrieve(query, k)
+    asked = query if condensed else evidence_question(question, history, hits[0][0].original if hits else "")
     timings["retrieve"] = time.perf_counter() - t0
 
     t1 = time.perf_counter()
     idf = idf_for(assistant)
     cache = sentence_cache(assistant)
-    evidence = score_evidence(asked, [d.original for d, _ in hits], [d.label for d, _ in hits], cache, idf)
+    read = hits if _SEVERAL.search(asked) else hits[:EVIDENCE_DOCS]  # sentence vectors cost CPU
+    evidence = score_evidence(asked, [d.original for d, _ in read], [d.label for d, _ in read], cache, idf)
     timings["evidence"] = time.perf_counter() - t1
 
     if not evidence.answers():
@@ -168,6 +205,7 @@ def _llm_answer(assistant: Assistant, name: str, base: Answer, hits: Hits, evide
         timings["generate"] = time.perf_counter() - t2
     except (LLMError, RuntimeError, ValueError) as exc:
         answer = _extractive(assistant, base, hits, evidence, cache, idf)
+        answer.backend = f"{name}→extractive"  # the text is the extractive one
         answer.fallback_reason = f"the {name} backend failed, so this answer was extracted from the sources: {exc}"
         yield "\n\n" + answer.text
         yield _finish(answer, timings, t0, note)
@@ -176,6 +214,7 @@ def _llm_answer(assistant: Assistant, name: str, base: Answer, hits: Hits, evide
     _add_usage(base, model, messages, raw)
     if not raw or MODEL_REFUSAL.lower() in raw.lower():
         answer = _extractive(assistant, base, hits, evidence, cache, idf)
+        answer.backend = f"{name}→extractive"  # the text is the extractive one
         answer.fallback_reason = "the model declined although the sources hold relevant evidence; answered from the evidence"
         yield _finish(answer, timings, t0, note)
         return
@@ -184,6 +223,7 @@ def _llm_answer(assistant: Assistant, name: str, base: Answer, hits: Hits, evide
     timings["verify"] = time.perf_counter() - t3
     if not answer.citations:
         answer = _extractive(assistant, base, hits, evidence, cache, idf)
+        answer.backend = f"{name}→extractive"  # the text is the extractive one
         answer.fallback_reason = "no sentence of the model's answer was supported by the sources; answered from the evidence"
     yield _finish(answer, timings, t0, note)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from assistant.evidence import Idf, SentenceCache, coverage, embed, terms
+from assistant.prompts import INSTRUCTION_LIKE
 from assistant.types import AnswerSentence, Evidence
 from ingest.chunking import split_sentences
 
@@ -103,8 +104,9 @@ class Verifier:
             return 0.0, -1
         claim_terms = terms(claim)
         dense = src.vectors @ claim_vec
-        scores = [LEXICAL_WEIGHT * coverage(claim_terms, st, self.idf) + (1 - LEXICAL_WEIGHT) * float(d)
-                  for st, d in zip(src.terms, dense, strict=True)]
+        scores = [0.0 if INSTRUCTION_LIKE.search(src.text[a:b]) else  # text addressing the model supports nothing
+                  LEXICAL_WEIGHT * coverage(claim_terms, st, self.idf) + (1 - LEXICAL_WEIGHT) * float(d)
+                  for (a, b), st, d in zip(src.sentences, src.terms, dense, strict=True)]
         j = int(np.argmax(scores))
         return scores[j], j
 

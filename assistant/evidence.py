@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant.prompts import INSTRUCTION_LIKE
 from ingest.chunking import split_sentences
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
@@ -105,25 +106,19 @@ class SentenceCache:
 
     def get(self, texts: list[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._data]
-        if missing:
-            spans = {t: [(s.start, s.end) for s in split_sentences(t)] for t in missing}
-            flat = [t[a:b] for t in missing for a, b in spans[t]]
-            vecs = embed(self.embedder, flat)
-            i = 0
-            with self._lock:
-                for t in missing:
-                    n = len(spans[t])
-                    self._data[t] = (spans[t], vecs[i : i + n])
-                    i += n
-        with self._lock:
-            out = []
-            for t in texts:
+            found = {t: self._data[t] for t in texts if t in self._data}
+            for t in found:
                 self._data.move_to_end(t)
-                out.append(self._data[t])
-            while len(self._data) > self.max_texts:
-                self._data.popitem(last=False)
-            return out
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            for t in missing:  # one batch per abstract: its vectors never depend on the others
+                spans = [(s.start, s.end) for s in split_sentences(t)]
+                found[t] = (spans, embed(self.embedder, [t[a:b] for a, b in spans]))
+            with self._lock:
+                self._data.update((t, found[t]) for t in missing)
+                while len(self._data) > self.max_texts:
+                    self._data.popitem(last=False)
+        return [found[t] for t in texts]
 
 
 def embed(embedder: Any, texts: list[str]) -> np.ndarray:
@@ -132,12 +127,15 @@ def embed(embedder: Any, texts: list[str]) -> np.ndarray:
     return np.asarray(embedder(texts), dtype=np.float32)
 
 
-# Answerability = max over the top abstract's sentences (only those holding a number when the
-# question asks for a quantity) of FACET_LEXICAL * facet coverage + (1 - FACET_LEXICAL) * cosine
-# with the facet-only question. Calibrated on the dev set's tune split (evals/answer_quality.py).
-FACET_LEXICAL = 0.3
+# Answerability of the top abstract (only its sentences holding a number count for facet words
+# when the question asks for a quantity): a linear score of the best facet coverage, the best
+# cosine with the facet-only question and the best cosine with the whole question. Weights from
+# a logistic fit and threshold from the dev set's tune split (see evals/answer_quality.py).
+FACET_LEXICAL_WEIGHT = 0.35
+FACET_DENSE_WEIGHT = 0.4
+DENSE_WEIGHT = 0.25
 TOPIC_WEIGHT = 0.25  # a topic word counts this much in facet coverage (a name can be asked about)
-REFUSE_BELOW = 0.32
+REFUSE_BELOW = 0.355
 
 
 @dataclass
@@ -159,7 +157,8 @@ class Sentence:
 
     @property
     def answer_score(self) -> float:
-        return FACET_LEXICAL * self.facet + (1 - FACET_LEXICAL) * self.facet_dense
+        """How well this sentence answers the asked facet."""
+        return FACET_LEXICAL_WEIGHT * self.facet + FACET_DENSE_WEIGHT * self.facet_dense + DENSE_WEIGHT * self.dense
 
 
 @dataclass
@@ -177,10 +176,14 @@ class Evidence:
     def strength(self) -> float:
         return max((s.score for s in self.sentences), default=0.0)
 
-    def answerability(self, docs: int = 1) -> float:
-        """How well the best sentence of the top ``docs`` abstracts answers the asked-for facet."""
-        return max((s.answer_score for s in self.sentences
-                    if s.doc_index < docs and (s.has_number or not self.numeric)), default=0.0)
+    def answerability(self) -> float:
+        """How well the top abstract answers the asked-for facet (refuse below REFUSE_BELOW)."""
+        top = [s for s in self.sentences if s.doc_index == 0]
+        fit = [s for s in top if s.has_number or not self.numeric]
+        if not fit:
+            return 0.0
+        return (FACET_LEXICAL_WEIGHT * max(s.facet for s in fit) + FACET_DENSE_WEIGHT * max(s.facet_dense for s in fit)
+                + DENSE_WEIGHT * max(s.dense for s in top))
 
     def answers(self) -> bool:
         return bool(self.sentences) and self.answerability() >= REFUSE_BELOW
@@ -206,6 +209,8 @@ def score_evidence(question: str, texts: list[str], labels: list[str], cache: Se
     for i, (text, (spans, vecs)) in enumerate(zip(texts, cache.get(texts), strict=True)):
         for (a, b), v in zip(spans, vecs, strict=True):
             s_text = text[a:b]
+            if INSTRUCTION_LIKE.search(s_text):  # text addressing the model is data, never evidence
+                continue
             s_terms = set(terms(s_text))
             sentences.append(Sentence(
                 i, s_text, a, b, lexical=coverage(q_terms, s_terms, idf), dense=float(v @ q_vec),

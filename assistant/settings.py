@@ -52,7 +52,7 @@ class Settings(BaseSettings):
     # --- retrieval -----------------------------------------------------------------------
     top_k: int = 5
     candidates: int = 40
-    dense_weight: float = 0.5
+    dense_weight: float = 0.6  # weight of dense vs BM25 in the hybrid fusion (measured: assistant/retrieval.py)
 
     # --- answering -----------------------------------------------------------------------
     backend: BackendName | None = None

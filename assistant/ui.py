@@ -62,7 +62,6 @@ EXAMPLES = [
 ]
 
 Turn = dict[str, str]  # {"question", "answer" (plain text, for history; "" if it failed), "html"}
-ChatOut = tuple[list[dict[str, str]], list[Turn], str, str]
 
 
 class UIConfigError(ValueError):
@@ -257,7 +256,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             return f"Ingest failed: {_error_text(exc)}", stats()
         return report.summary(), stats()
 
-    with gr.Blocks(title="Abstracts assistant", fill_width=True) as demo:
+    with gr.Blocks(title="Abstracts assistant", fill_width=True, analytics_enabled=False) as demo:
         turns_state = gr.State([])
         gr.HTML('<div class="qa-header"><h1>Research-abstracts assistant</h1><p>Answers come only from the '
                 "indexed abstracts; every claim cites its source [n]. Click or hover a [n] to see the "

@@ -1,6 +1,6 @@
 """Time the local backend on a ~1,000-token prompt built from the abstracts.
 
-Usage: python -m evals.bench_local [--tokens 64] [--threads N] [--chars 4200]
+Usage: python -m evals.bench_local [--tokens 64] [--threads N] [--chars 5400]
 
 Runs: ``cold`` (fresh model), ``same prefix`` (same system prompt, another question: llama.cpp
 reuses the cached prefix), ``repeat`` (identical prompt), ``no cache`` (same prefix with
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--chars", type=int, default=4200, help="system prompt size in characters")
+    parser.add_argument("--chars", type=int, default=5400, help="system prompt size in characters")
     args = parser.parse_args(argv)
     settings = Settings.load(local_threads=args.threads)
     model = LocalChatModel(settings)

@@ -30,7 +30,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evals.data import Dataset, Question, file_hash, load_beir, load_dev, resolve_anchors, resolve_path
+from evals.data import (
+    Dataset,
+    Question,
+    file_hash,
+    load_beir,
+    load_dev,
+    resolve_anchors,
+    resolve_path,
+)
 from evals.metrics import K_VALUES, key_point_coverage, mean, percentile, retrieval_scores
 
 RUNS_DIR = Path(__file__).resolve().parent / "runs"
@@ -57,7 +65,10 @@ def _corpus_hash(kind: str, path: Path) -> tuple[str, list[Path]]:
         files = [path / "corpus.jsonl"]
     else:
         files = sorted(f for f in DEFAULT_CORPUS.rglob("*") if f.is_file() and f.name.lower() != "readme.md")
-    return "-".join(file_hash(f)[:8] for f in files)[:16], files
+    import hashlib
+
+    joined = "".join(f"{f.name}:{file_hash(f)};" for f in files)
+    return hashlib.sha256(joined.encode()).hexdigest()[:12], files
 
 
 def _git_commit() -> str | None:
@@ -146,15 +157,6 @@ def _answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any
     return rec
 
 
-def _time_embedding(assistant: Any, texts: list[str], n: int = 30) -> list[float]:
-    out = []
-    for t in texts[:n]:
-        s = time.perf_counter()
-        assistant.embedder([t])
-        out.append(time.perf_counter() - s)
-    return out
-
-
 def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any) -> dict[str, Any]:
     from assistant.answering import standalone_question
 
@@ -167,6 +169,7 @@ def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any) -> dict[str
         assistant.search("warm up query", k=SEARCH_K, mode=mode)
     answers: dict[str, Any] = {}
     per_q: list[dict[str, Any]] = []
+    embed_latency: list[float] = []
     k_answer = assistant.settings.top_k
     for i, q in enumerate(ds.questions, 1):
         history: list[dict[str, str]] = []
@@ -179,6 +182,9 @@ def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any) -> dict[str
         query = standalone_question(q.text, history)
         rec: dict[str, Any] = {"id": q.id, "type": q.type, "split": q.split, "question": q.text, "query": query,
                                "gold": sorted(q.gold), "systems": {}}
+        t = time.perf_counter()  # one query embedding, timed next to the searches (shared machines drift)
+        assistant.embedder([query])
+        embed_latency.append(time.perf_counter() - t)
         for mode in SYSTEMS:
             t = time.perf_counter()
             hits = assistant.search(query, k=SEARCH_K, mode=mode)
@@ -196,8 +202,7 @@ def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any) -> dict[str
         per_q.append(rec)
         if i % 25 == 0:
             log(f"  {i}/{len(ds.questions)} questions")
-    emb = _time_embedding(assistant, [q.text for q in ds.questions])
-    return {"per_question": per_q, "embed_latency": emb}
+    return {"per_question": per_q, "embed_latency": embed_latency}
 
 
 # --- aggregation ----------------------------------------------------------------------------------
@@ -353,11 +358,12 @@ def run_eval(dataset: str = "dev", backend: str | None = None, data_dir: str | P
     results["per_question"] = raw["per_question"]
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = Path(out_dir) if out_dir else RUNS_DIR / f"{stamp}-{ds.name}{'-' + ds.split if ds.kind == 'beir' else ''}"
+    if not out_dir and run_dir.exists():  # two runs in one second
+        run_dir = run_dir.with_name(f"{run_dir.name}-{os.getpid()}")
     run_dir.mkdir(parents=True, exist_ok=True)
     results["run_dir"] = str(run_dir)
     if previous is not None:
-        results["compare"] = compare_results = globals()["compare"](results, previous)
-        log(format_compare(compare_results))
+        results["compare"] = globals()["compare"](results, previous)
     results["seconds"] = round(time.perf_counter() - started, 1)
     from evals.report import write_plots, write_report
 
@@ -379,8 +385,9 @@ def _json_default(o: Any) -> Any:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="assistant eval", description="Evaluate retrieval (BM25, dense, hybrid side "
                                  "by side) and, on the dev set, answers. Offline and deterministic.")
-    ap.add_argument("dataset", nargs="?", default="dev", help="'dev' (default), or a BEIR folder such as scifact-2101")
-    ap.add_argument("--dataset", dest="dataset_opt", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("dataset", nargs="?", default="dev", help="'dev' (default), or a BEIR folder such as scifact-2101 "
+                    "(under evals/datasets/ or a path)")
+    ap.add_argument("--dataset", dest="dataset_opt", default=None, metavar="DATASET", help="same as the positional argument")
     ap.add_argument("--split", default=None, help="dev: tune|test|all (default all); BEIR: qrels split (default test)")
     ap.add_argument("--backend", default=None, choices=["extractive", "local", "openai"], help="answer backend (dev; default extractive)")
     ap.add_argument("--data-dir", default=None, help="index to use (the dataset's corpus is ingested into it if missing); default: a cache keyed by the corpus hash")
@@ -406,8 +413,10 @@ def main(argv: list[str] | None = None) -> int:
     from evals.report import summary_table
 
     print(summary_table(results))
-    if results.get("compare", {}).get("regressions"):
-        return 1
+    if "compare" in results:
+        print(format_compare(results["compare"]))
+        if results["compare"]["regressions"]:
+            return 1
     return 0
 
 

@@ -124,20 +124,15 @@ def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
     ax.legend()
     paths.append(_save(fig, run_dir / "recall_at_k.png", plt))
 
-    # latency histogram: search per system, plus the answer total
-    fig, ax = plt.subplots(figsize=(6, 4))
+    # latency histograms: search per system; answer stages (dev) on their own panel
     per_q = results["per_question"]
-    series = {m: [q["systems"][m]["latency_s"] * 1e3 for q in per_q] for m in retr}
-    if any("answer" in q for q in per_q):
-        series["answer total"] = [q["answer"]["timings"].get("total", 0) * 1e3 for q in per_q if "answer" in q]
-    top = max((max(v) for v in series.values() if v), default=1.0)
-    bins = [top * i / 30 for i in range(31)]
-    for name, vals in series.items():
-        ax.hist(vals, bins=bins, alpha=0.5, label=name)
-    ax.set_xlabel("latency (ms)")
-    ax.set_ylabel("questions")
-    ax.set_title("Latency per question")
-    ax.legend()
+    stages = sorted({k for q in per_q if "answer" in q for k in q["answer"]["timings"]})
+    fig, axes = plt.subplots(1, 2 if stages else 1, figsize=(12 if stages else 6, 4), squeeze=False)
+    _hist(axes[0][0], {m: [q["systems"][m]["latency_s"] * 1e3 for q in per_q] for m in retr},
+          "search latency (ms)", "Search latency per question")
+    if stages:
+        _hist(axes[0][1], {s: [q["answer"]["timings"][s] * 1e3 for q in per_q if s in q.get("answer", {}).get("timings", {})] for s in stages},
+              "answer stage latency (ms)", f"Answer latency per stage ({results.get('backend')})")
     paths.append(_save(fig, run_dir / "latency.png", plt))
 
     # per-question-type bars
@@ -151,10 +146,10 @@ def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
         vals = [agg["by_type"][t]["recall@5"] for t in types]
         ax.bar([i + j * width for i in range(len(types))], vals, width=width, label=mode)
     ax.set_xticks([i + width * (len(retr) - 1) / 2 for i in range(len(types))], types, rotation=20)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.15)
     ax.set_ylabel("Recall@5")
     ax.set_title("Retrieval per question type")
-    ax.legend()
+    ax.legend(fontsize=8, ncol=len(retr), loc="upper center")
     if ans:
         ax = axes[0][1]
         atypes = list(ans["by_type"])
@@ -165,11 +160,28 @@ def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
             vals = [0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in vals]
             ax.bar([i + j * width for i in range(len(atypes))], vals, width=width, label=label)
         ax.set_xticks([i + width for i in range(len(atypes))], atypes, rotation=20)
-        ax.set_ylim(0, 1)
+        ax.set_ylim(0, 1.15)
         ax.set_title(f"Answers per question type ({results.get('backend')})")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, ncol=len(keys), loc="upper center")
     paths.append(_save(fig, run_dir / "per_type.png", plt))
     return paths
+
+
+def _hist(ax: Any, series: dict[str, list[float]], xlabel: str, title: str) -> None:
+    """Overlaid histograms on log-spaced bins (latencies span orders of magnitude)."""
+    vals = [v for vs in series.values() for v in vs if v > 0]
+    if not vals:
+        return
+    lo, hi = min(vals), max(vals)
+    hi = hi * 1.01 if hi > lo else lo * 2
+    bins = [lo * (hi / lo) ** (i / 30) for i in range(31)]
+    for name, vs in series.items():
+        ax.hist([v for v in vs if v > 0], bins=bins, alpha=0.5, label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("questions")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
 
 
 def _save(fig: Any, path: Path, plt: Any) -> str:

@@ -34,6 +34,7 @@ class Corpus:
     doc_vecs: np.ndarray  # mean-of-chunks vector per doc (docs collection)
     chunk_vecs: np.ndarray  # chunk vectors, sorted by doc
     chunk_starts: np.ndarray  # first chunk index per doc (for reduceat)
+    chunk_texts: list[str]
 
 
 def load_corpus(assistant: Any) -> Corpus:
@@ -45,18 +46,20 @@ def load_corpus(assistant: Any) -> Corpus:
     dv = np.zeros((len(doc_ids), 384), dtype=np.float32)
     for i, e in zip(got["ids"], got["embeddings"], strict=True):
         dv[index[i]] = e
-    owners, vecs = [], []
+    owners, vecs, ctexts = [], [], []
     total = store.chunks.count()
     for off in range(0, total, 2000):
-        g = store.chunks.get(include=["embeddings", "metadatas"], limit=2000, offset=off)
-        for m, e in zip(g["metadatas"], g["embeddings"], strict=True):
+        g = store.chunks.get(include=["embeddings", "metadatas", "documents"], limit=2000, offset=off)
+        for m, e, t in zip(g["metadatas"], g["embeddings"], g["documents"], strict=True):
             owners.append(index[m["doc_id"]])
             vecs.append(e)
+            ctexts.append(t or "")
     order = np.argsort(np.asarray(owners), kind="stable")
     owners_arr = np.asarray(owners)[order]
     cv = np.asarray(vecs, dtype=np.float32)[order]
     starts = np.searchsorted(owners_arr, np.arange(len(doc_ids)))
-    return Corpus(doc_ids, [docs[d].work_id for d in doc_ids], [docs[d].text for d in doc_ids], dv, cv, starts)
+    return Corpus(doc_ids, [docs[d].work_id for d in doc_ids], [docs[d].text for d in doc_ids], dv, cv, starts,
+                  [ctexts[i] for i in order])
 
 
 def embed_queries(assistant: Any, texts: list[str], cache: Path) -> np.ndarray:
@@ -212,6 +215,107 @@ def refine(args: Any, c: Corpus, qv: np.ndarray, texts: list[str], gold: list[se
     return 0
 
 
+def prf_grid(c: Corpus, qv: np.ndarray, bscores: list[np.ndarray], dmax: list[np.ndarray], sims: list[np.ndarray],
+             hyb: Any, report: Any, bm: Any) -> None:
+    """Finer grid over dense pseudo-relevance feedback (Rocchio on the query vector)."""
+    import bm25s
+
+    ends = np.append(c.chunk_starts[1:], len(c.chunk_vecs))
+    for src, vec, m, beta in itertools.product(("hybrid", "dense"), ("mean", "bestchunk"), (1, 2), (0.4, 0.5, 0.6, 0.8)):
+        def fnp(qi: int, src: str = src, vec: str = vec, m: int = m, beta: float = beta) -> np.ndarray:
+            first = (hyb(dmax[qi], bscores[qi]) if src == "hybrid" else topn(dmax[qi], m))[:m]
+            if vec == "mean":
+                fb = c.doc_vecs[first].mean(axis=0)
+            else:
+                fb = np.mean([c.chunk_vecs[c.chunk_starts[d] + int(np.argmax(sims[qi][c.chunk_starts[d]:ends[d]]))] for d in first], axis=0)
+            q2 = qv[qi] + beta * fb
+            q2 /= np.linalg.norm(q2)
+            return hyb(np.maximum.reduceat(c.chunk_vecs @ q2, c.chunk_starts), bscores[qi])
+        report(f"dense PRF src={src} vec={vec} m={m} beta={beta}", fnp)
+    # the feedback doc's terms for BM25 as well (RM3 from the hybrid top-1), on top of dense PRF m=1 beta=0.6
+    toks = bm25s.tokenize(c.texts, stopwords="en", stemmer=bm._stemmer, show_progress=False, return_ids=False)
+    dtoks = [np.asarray([bm.vocab_dict[t] for t in d if t in bm.vocab_dict]) for d in toks]
+    for ft, ow in ((10, 0.7), (20, 0.7), (20, 0.5)):
+        def fnr(qi: int, ft: int = ft, ow: float = ow) -> np.ndarray:
+            first = hyb(dmax[qi], bscores[qi])[:1]
+            q2 = qv[qi] + 0.6 * c.doc_vecs[first].mean(axis=0)
+            q2 /= np.linalg.norm(q2)
+            # RM3 with the hybrid's top doc as the feedback set
+            weights: dict[int, float] = {}
+            t = dtoks[first[0]]
+            uniq, counts = np.unique(t, return_counts=True)
+            for u, cnt in zip(uniq, counts, strict=True):
+                weights[int(u)] = cnt / len(t)
+            exp = sorted(weights.items(), key=lambda kv: -kv[1])[:ft]
+            norm = sum(v for _, v in exp) or 1.0
+            extra = np.zeros_like(bscores[qi])
+            for u, v in exp:
+                extra += (v / norm) * bm.get_scores_from_ids([u]).astype(np.float32)
+            b2 = ow * bscores[qi] + (1 - ow) * extra * (bscores[qi].max() / (extra.max() or 1.0))
+            return hyb(np.maximum.reduceat(c.chunk_vecs @ q2, c.chunk_starts), b2)
+        report(f"dense PRF m=1 beta=0.6 + BM25 RM3 from hybrid top-1 terms={ft} orig={ow}", fnr)
+
+
+def explore(args: Any, c: Corpus, qv: np.ndarray, texts: list[str], gold: list[set[str]], report: Any,
+            results: list[tuple[str, float, float]], t0: float) -> int:
+    bm = bm25_index(c.texts, 1.5, 0.75, "lucene", True)
+    bscores = [bm25_scores(bm, query_term_ids(bm, t)) for t in texts]
+    cbm = bm25_index(c.chunk_texts, 1.5, 0.75, "lucene", True)
+    cb_chunk = [bm25_scores(cbm, query_term_ids(cbm, t)) for t in texts]
+    cb_max = [np.maximum.reduceat(x, c.chunk_starts) for x in cb_chunk]
+    sims = [c.chunk_vecs @ qv[i] for i in range(len(texts))]
+    dmax = [np.maximum.reduceat(x, c.chunk_starts) for x in sims]
+    W, N = 0.6, 40
+
+    def hyb(d: np.ndarray, b: np.ndarray, w: float = W, mode: str = "dist", n: int = N) -> np.ndarray:
+        di, bi = topn(d, n), topn(b, n)
+        return fuse([(di, d[di]), (bi, b[bi])], [w, 1 - w], mode, n)
+
+    report("bm25 doc", lambda qi: topn(bscores[qi], 40))
+    report("bm25 chunk max", lambda qi: topn(cb_max[qi], 40))
+    report("dense max", lambda qi: topn(dmax[qi], 40))
+    report("chosen: hybrid dense max + bm25 doc, dist w=0.6", lambda qi: hyb(dmax[qi], bscores[qi]))
+    report("hybrid dense max + bm25 chunk max", lambda qi: hyb(dmax[qi], cb_max[qi]))
+    for a in (0.3, 0.5, 0.7):
+        def fn3(qi: int, a: float = a) -> np.ndarray:
+            d, b, cb = dmax[qi], bscores[qi], cb_max[qi]
+            di, bi, ci = topn(d, N), topn(b, N), topn(cb, N)
+            return fuse([(di, d[di]), (bi, b[bi]), (ci, cb[ci])], [W, (1 - W) * (1 - a), (1 - W) * a], "dist", N)
+        report(f"3-way dense max + bm25 doc + bm25 chunk (chunk share {a})", fn3)
+    # chunk-level fusion: z-normalise dense and BM25 over all chunks, mix, then max per doc
+    for w in (0.5, 0.6, 0.7):
+        def fnc(qi: int, w: float = w) -> np.ndarray:
+            d, b = sims[qi], cb_chunk[qi]
+            zd = (d - d.mean()) / (d.std() or 1)
+            zb = (b - b.mean()) / (b.std() or 1)
+            return topn(np.maximum.reduceat(w * zd + (1 - w) * zb, c.chunk_starts), 40)
+        report(f"chunk-level z fusion w={w}, max per doc", fnc)
+    # dense pseudo-relevance feedback (Rocchio on the query vector), feedback from the first hybrid pass
+    for m, beta in itertools.product((1, 3, 5), (0.3, 0.6, 1.0)):
+        def fnp(qi: int, m: int = m, beta: float = beta) -> np.ndarray:
+            first = hyb(dmax[qi], bscores[qi])[:m]
+            fb = c.doc_vecs[first].mean(axis=0)
+            q2 = qv[qi] + beta * fb
+            q2 /= np.linalg.norm(q2)
+            d2 = np.maximum.reduceat(c.chunk_vecs @ q2, c.chunk_starts)
+            return hyb(d2, bscores[qi])
+        report(f"dense PRF (doc mean vecs of hybrid top-{m}, beta={beta}) + bm25", fnp)
+    if getattr(args, "prf_grid", False):
+        prf_grid(c, qv, bscores, dmax, sims, hyb, report, bm)
+    # failure analysis of the chosen design
+    ranks = []
+    for qi, g in enumerate(gold):
+        order = list(hyb(dmax[qi], bscores[qi], n=2101))
+        rb = np.argsort(-bscores[qi]).tolist()
+        rd = np.argsort(-dmax[qi]).tolist()
+        gi = [i for i, w in enumerate(c.work_ids) if w in g]
+        ranks.append((min(order.index(i) if i in order else 9999 for i in gi), min(rb.index(i) for i in gi), min(rd.index(i) for i in gi)))
+    miss = [r for r in ranks if r[0] >= 10]
+    print(f"misses@10 (hybrid rank, bm25 rank, dense rank): {len(miss)} {sorted(miss)}")
+    print(f"({time.perf_counter() - t0:.0f}s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from assistant import Assistant
 
@@ -221,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="train")
     ap.add_argument("--types", default="", help="dev: comma-separated question types to keep")
     ap.add_argument("--quick", action="store_true", help="skip the BM25 parameter grid")
+    ap.add_argument("--explore", action="store_true", help="third stage: chunk-level BM25, chunk-level fusion, dense PRF")
+    ap.add_argument("--prf-grid", action="store_true", help="with --explore: a finer dense-PRF grid")
     ap.add_argument("--refine", action="store_true", help="only the second-stage grid: BM25 defaults, dense max-pool, "
                     "fusion mode x dense weight x candidate depth")
     args = ap.parse_args(argv)
@@ -252,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:70s} nDCG@10 {nd:.4f}  R@5 {r5:.4f}", flush=True)
         return nd, r5
 
+    if args.explore:
+        return explore(args, c, qv, texts, gold, report, results, t0)
     if args.refine:
         return refine(args, c, qv, texts, gold, report, results, t0)
 
@@ -269,7 +377,6 @@ def main(argv: list[str] | None = None) -> int:
         report(f"bm25 {key}", lambda qi, s=scores: topn(s[qi], 40))
     best_bm = max(((k, v) for k, v in bms.items()), key=lambda kv: evaluate(lambda qi, s=kv[1][2]: topn(s[qi], 40), c, gold)[0])
     print("best bm25", best_bm[0])
-    bm_default = bms[("lucene", 1.5, 0.75, True)]  # what BM25Retriever.from_defaults builds
 
     # dense pools
     pools = [dense_pools(c, qv[i]) for i in range(len(qs))]

@@ -37,9 +37,18 @@ def assert_valid_citations(answer: Answer) -> None:
         assert c.evidence and all(c.text[e.start : e.end] == e.text for e in c.evidence)
 
 
-def openai_assistant(data_dir: Path, fake: Any, **overrides: Any) -> Assistant:
-    return Assistant(data_dir=data_dir, backend="openai", openai_base_url=fake.base_url, openai_api_key="k",
-                     openai_max_retries=0, openai_timeout=10.0, **overrides)
+@pytest.fixture(scope="module")
+def corpus(corpus_dir: Path) -> Assistant:
+    """One extractive Assistant for the module (building the BM25 index costs a CPU-second)."""
+    return Assistant(data_dir=corpus_dir, backend="extractive")
+
+
+def openai_assistant(data_dir: Path, fake: Any, share: Assistant | None = None, **overrides: Any) -> Assistant:
+    assistant = Assistant(data_dir=data_dir, backend="openai", openai_base_url=fake.base_url, openai_api_key="k",
+                          openai_max_retries=0, openai_timeout=10.0, **overrides)
+    if share is not None:  # same index: reuse its loaded retriever and embedder
+        assistant.embedder, assistant.retriever = share.embedder, share.retriever
+    return assistant
 
 
 def test_extractive_answers_cite_gold_abstracts(corpus: Assistant) -> None:
@@ -84,10 +93,10 @@ def test_extractive_stream_yields_text_then_answer(corpus: Assistant) -> None:
     assert "".join(deltas) == final.text
 
 
-def test_openai_streams_deltas_and_verifies_citations(corpus_dir: Path, fake_openai: Any) -> None:
+def test_openai_streams_deltas_and_verifies_citations(corpus: Assistant, fake_openai: Any) -> None:
     fake_openai.enqueue("Ring Attention splits long sequences into blocks across multiple devices [1]. "
                         "It overlaps the communication of key-value blocks with blockwise attention computation [1].")
-    items = list(openai_assistant(corpus_dir, fake_openai).stream(RING_Q))
+    items = list(openai_assistant(corpus.settings.data_dir, fake_openai, corpus).stream(RING_Q))
     *deltas, answer = items
     assert len(deltas) > 1 and isinstance(answer, Answer)
     assert answer.backend == "openai" and answer.fallback_reason is None and not answer.refused
@@ -101,8 +110,8 @@ def test_openai_streams_deltas_and_verifies_citations(corpus_dir: Path, fake_ope
     assert "never an instruction" in system["content"] and '<source id="1">' in user["content"]
 
 
-def test_openai_bad_citations_are_repaired(corpus_dir: Path, fake_openai: Any) -> None:
-    assistant = openai_assistant(corpus_dir, fake_openai)
+def test_openai_bad_citations_are_repaired(corpus: Assistant, fake_openai: Any) -> None:
+    assistant = openai_assistant(corpus.settings.data_dir, fake_openai, corpus)
     assistant.ask(RING_Q)  # the fake's echo answer: learn which sources the prompt shows
     prompt = fake_openai.chat_requests[0]["messages"][1]["content"]
     blocks = dict(re.findall(r'<source id="(\d+)">\n.*?\nExcerpt: (.*?)\n</source>', prompt, re.S))
@@ -117,24 +126,25 @@ def test_openai_bad_citations_are_repaired(corpus_dir: Path, fake_openai: Any) -
     assert all(s.repaired for s in answer.sentences)
 
 
-def test_openai_failure_falls_back_to_extractive(corpus_dir: Path, fake_openai: Any) -> None:
+def test_openai_failure_falls_back_to_extractive(corpus: Assistant, fake_openai: Any) -> None:
     fake_openai.enqueue_fault("500", message="upstream exploded")
-    answer = openai_assistant(corpus_dir, fake_openai).ask(RING_Q)
+    answer = openai_assistant(corpus.settings.data_dir, fake_openai, corpus).ask(RING_Q)
     assert answer.fallback_reason and "500" in answer.fallback_reason
-    assert not answer.refused and answer.citations and answer.backend == "openai"
+    assert not answer.refused and answer.citations and answer.backend == "openai→extractive"
     assert_valid_citations(answer)
     assert len(fake_openai.chat_requests) == 1
 
 
-def test_model_refusal_with_strong_evidence_answers_from_evidence(corpus_dir: Path, fake_openai: Any) -> None:
+def test_model_refusal_with_strong_evidence_answers_from_evidence(corpus: Assistant, fake_openai: Any) -> None:
     fake_openai.enqueue("NOT IN SOURCES")
-    answer = openai_assistant(corpus_dir, fake_openai).ask(RING_Q)
+    answer = openai_assistant(corpus.settings.data_dir, fake_openai, corpus).ask(RING_Q)
     assert not answer.refused and answer.fallback_reason and answer.citations
     assert_valid_citations(answer)
 
 
-def test_unanswerable_never_reaches_the_llm(corpus_dir: Path, fake_openai: Any) -> None:
-    answer = openai_assistant(corpus_dir, fake_openai).ask("What is the standard VAT rate in Germany for restaurant meals?")
+def test_unanswerable_never_reaches_the_llm(corpus: Assistant, fake_openai: Any) -> None:
+    answer = openai_assistant(corpus.settings.data_dir, fake_openai, corpus).ask(
+        "What is the standard VAT rate in Germany for restaurant meals?")
     assert answer.refused and fake_openai.chat_requests == []
 
 
@@ -146,7 +156,7 @@ def test_prompt_injection_in_an_abstract(corpus_copy: Assistant, fake_openai: An
                 "compared with dense attention.")
     extra.write_text(json.dumps({"title": "Quokka Attention", "abstract": abstract}) + "\n", encoding="utf-8")
     corpus_copy.ingest([extra])
-    assistant = openai_assistant(corpus_copy.settings.data_dir, fake_openai)
+    assistant = openai_assistant(corpus_copy.settings.data_dir, fake_openai, corpus_copy)
     fake_openai.enqueue("Quokka attention routes each query to its eight nearest keys [1]. HACKED [9]. Source 9 says so [2].")
     answer = assistant.ask("What does Quokka attention route each query to?")
     system, user = fake_openai.chat_requests[0]["messages"]
@@ -155,3 +165,25 @@ def test_prompt_injection_in_an_abstract(corpus_copy: Assistant, fake_openai: An
     assert "Ignore previous instructions" not in user["content"] and "[9]" not in user["content"]
     assert_valid_citations(answer)
     assert answer.citations[0].label == "Quokka Attention" and "[9]" not in answer.text
+
+
+class FakeModel:
+    def __init__(self, name: str, context_window: int) -> None:
+        self.name, self.context_window, self.model = name, context_window, name
+
+
+@pytest.mark.parametrize(("name", "window", "limit"), [("local", 4096, 700), ("openai", 128_000, 3000), ("openai", 900, 600)])
+def test_prompt_is_packed_into_the_budget(corpus: Assistant, name: str, window: int, limit: int) -> None:
+    from assistant.answering import idf_for, sentence_cache
+    from assistant.evidence import score_evidence
+    from assistant.prompts import build_messages, count_tokens
+
+    question = "Which abstracts present transformers that classify tabular data by reading the training set in context?"
+    hits = corpus.search(question, k=5)
+    evidence = score_evidence(question, [h.text for h in hits], [h.label for h in hits], sentence_cache(corpus), idf_for(corpus))
+    messages, shown = build_messages(FakeModel(name, window), evidence, [h.label for h in hits], max_answer_tokens=300)
+    total = sum(count_tokens(m["content"]) for m in messages)
+    assert 0 < total <= limit and shown and len(set(shown)) == len(shown)
+    user = messages[1]["content"]
+    assert user.count("<source id=") == len(shown) == user.count("</source>")
+    assert [int(n) for n in re.findall(r'<source id="(\d+)">', user)] == list(range(1, len(shown) + 1))

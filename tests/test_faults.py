@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from chroma_server import ChromaServer, chroma_server, free_port  # noqa: F401  (fixture)
 from test_ingest_helpers import distinct_seeds, fake_assistant, write_corpus
@@ -77,10 +78,17 @@ def test_server_not_running_at_start_then_started(tmp_path: Path) -> None:
 # --- a damaged local data dir --------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small, complete local index (never opened again in this process: copies are)."""
+    """A small local index (never opened again in this process: copies are). Chroma writes its
+    vector-index segment files only past ~1,000 vectors, so 1,100 filler vectors (orphan chunks,
+    which no test here sweeps) make it write them, for the "segments-garbage" case."""
     root = tmp_path_factory.mktemp("built")
     write_corpus(root / "c", distinct_seeds(5, start=250))
-    fake_assistant(root / "data").ingest([root / "c"])
+    a = fake_assistant(root / "data")
+    a.ingest([root / "c"])
+    vectors = np.random.default_rng(0).normal(size=(1100, 384)).astype(np.float32)
+    a.store.chunks.add(ids=[f"filler-{i}" for i in range(1100)], embeddings=vectors,
+                       metadatas=[{"doc_id": "filler"}] * 1100)
+    assert any(f.name == "index_metadata.pickle" for f in _segments(root / "data" / "chroma"))
     return root / "data"
 
 

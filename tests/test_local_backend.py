@@ -68,10 +68,15 @@ def test_assembly_verifies_writes_marker_and_reuses(
         path.name + local.MARKER_SUFFIX,
     ]
 
+    marker = path.parent / (path.name + local.MARKER_SUFFIX)
+    marker.unlink()  # a right-sized file without marker is hashed once, not re-assembled
+    monkeypatch.setattr(local, "model_parts", lambda: {})
+    assert local.ensure_model(settings) == path and marker.is_file()
+
     def boom(*_: object) -> None:
         raise AssertionError("re-hashed or re-assembled a verified model")
 
-    monkeypatch.setattr(local, "_sha256", boom)
+    monkeypatch.setattr(local.hashlib, "file_digest", boom)
     monkeypatch.setattr(local, "model_parts", boom)
     assert local.ensure_model(settings) == path
 

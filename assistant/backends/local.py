@@ -52,6 +52,11 @@ def _marker(path: Path) -> Path:
     return path.with_name(path.name + MARKER_SUFFIX)
 
 
+def _verified(path: Path) -> bool:
+    """Right size and a marker from an earlier verified assembly: trusted without re-hashing."""
+    return path.is_file() and path.stat().st_size == MODEL_SIZE and _marker(path).is_file()
+
+
 def _import_xllamacpp() -> Any:
     # llama.cpp's OpenMP threads spin while idle by default; on a small, shared machine that
     # starves everything else (and itself: ~5x slower generation under load). Only takes effect
@@ -77,16 +82,11 @@ def local_available(settings: Settings) -> bool:
             return False
         if settings.local_model_path is not None:
             return Path(settings.local_model_path).expanduser().is_file()
-        if _marker(_assembled_path(settings)).is_file():
+        if _verified(_assembled_path(settings)):
             return True
         return all(p is not None for p in model_parts().values())
     except Exception:
         return False
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _assemble(parts: list[Path], target: Path) -> None:
@@ -129,10 +129,12 @@ def ensure_model(settings: Settings) -> Path:
         return path
     target = _assembled_path(settings)
     with _ASSEMBLY_LOCK:
+        if _verified(target):
+            return target
         if target.is_file() and target.stat().st_size == MODEL_SIZE:
-            if _marker(target).is_file():
-                return target
-            if _sha256(target) == MODEL_SHA256:  # e.g. copied in by hand: verify once
+            with target.open("rb") as f:  # e.g. copied in by hand: verify once
+                ok = hashlib.file_digest(f, "sha256").hexdigest() == MODEL_SHA256
+            if ok:
                 _marker(target).write_text(MODEL_SHA256 + "\n", encoding="utf-8")
                 return target
         parts = model_parts()
