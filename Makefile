@@ -46,5 +46,9 @@ bench: $(VENV)/.installed-dev
 bench-local: $(VENV)/.installed-dev+local
 	$(BIN)/python -m evals.bench_local
 
+# The long load and memory runs (64 concurrent sessions, 1,000 questions); CI runs a short version.
+reliability: $(VENV)/.installed-dev
+	$(BIN)/python -m evals.reliability --sessions 64 --questions 1000
+
 clean:
 	rm -rf .assistant evals/runs tests/artifacts .pytest_cache

@@ -33,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ingest", parents=[common], help="add abstracts from files/folders (default: the bundled corpus)")
     s.add_argument("paths", nargs="*", type=Path, help="seed .txt, .jsonl, .csv files or folders (BEIR folders too)")
     s.add_argument("--prune", action="store_true", help="remove abstracts whose files are gone")
+    s.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
 
     s = sub.add_parser("search", parents=[common], help="find the best abstracts for a query")
@@ -114,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     assistant = Assistant(settings=settings)
     if args.command == "ingest":
-        report = assistant.ingest(args.paths or None, prune=args.prune, progress=not args.json)
+        report = assistant.ingest(args.paths or None, prune=args.prune, progress=not args.json, dry_run=args.dry_run)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
         return 0
     if args.command == "search":

@@ -54,11 +54,12 @@ class Assistant:
             return HybridRetriever(self.settings, self.store, self.embedder)
 
     # --- ingest -------------------------------------------------------------------------------
-    def ingest(self, paths: list[str | Path] | None = None, *, prune: bool = False, progress: bool = False) -> Any:
-        """Ingest files/folders (default: the bundled corpus); returns an IngestReport."""
+    def ingest(self, paths: list[str | Path] | None = None, *, prune: bool = False, progress: bool = False, dry_run: bool = False) -> Any:
+        """Ingest files/folders (default: the bundled corpus); returns an IngestReport.
+        ``dry_run`` reports what would change without writing anything."""
         from ingest.pipeline import ingest_paths
 
-        report = ingest_paths(list(paths or [DEFAULT_CORPUS]), self.store, self.embedder, prune=prune, progress=progress)
+        report = ingest_paths(list(paths or [DEFAULT_CORPUS]), self.store, self.embedder, prune=prune, progress=progress, dry_run=dry_run)
         self.retriever.invalidate()
         return report
 

@@ -94,8 +94,12 @@ class AbstractBM25Retriever(BM25Retriever):
     """LlamaIndex's BM25Retriever returning our prebuilt abstract nodes (not nodes rebuilt from
     JSON per hit), without zero-score hits (a query sharing no term with an abstract)."""
 
-    def __init__(self, nodes: list[TextNode], top_k: int) -> None:
-        super().__init__(nodes=nodes, similarity_top_k=min(top_k, len(nodes)), language="english")
+    def __init__(self, nodes: list[TextNode], top_k: int, index: AbstractBM25Retriever | None = None) -> None:
+        """Index ``nodes``, or share the bm25s index of ``index`` (built over the same nodes)."""
+        if index is None:
+            super().__init__(nodes=nodes, similarity_top_k=min(top_k, len(nodes)), language="english")
+        else:
+            super().__init__(existing_bm25=index.bm25, similarity_top_k=min(top_k, len(nodes)))
         self._nodes = nodes
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
@@ -148,9 +152,10 @@ class HybridRetriever:
             dense = DenseAbstractRetriever(self.store, self.embedder, nodes, n, n_chunks)
             out: dict[str, BaseRetriever] = {"dense": dense}
             if nodes:
-                if self._bm25 is None or self._bm25.similarity_top_k < min(n, len(nodes)):
-                    self._bm25 = AbstractBM25Retriever(list(nodes.values()), max(n, self.settings.candidates))
-                bm25 = self._bm25
+                node_list = list(nodes.values())
+                if self._bm25 is None:  # the index is built once per corpus state; each depth shares it
+                    self._bm25 = AbstractBM25Retriever(node_list, n)
+                bm25 = self._bm25 if self._bm25.similarity_top_k == min(n, len(nodes)) else AbstractBM25Retriever(node_list, n, self._bm25)
                 w = min(max(self.settings.dense_weight, 0.0), 1.0)
                 out["bm25"] = bm25
                 out["hybrid"] = QueryFusionRetriever(
@@ -158,7 +163,8 @@ class HybridRetriever:
                     num_queries=1, use_async=False, llm=MockLLM(),  # one query: the LLM is never called
                     retriever_weights=[w, 1.0 - w],
                 )
-            self._built[n] = out
+            if self._state is state:  # not rebuilt meanwhile by another thread
+                self._built[n] = out
             return out
 
     def retrieve(self, query: str, k: int, mode: str = "hybrid") -> list[tuple[StoredDoc, float]]:

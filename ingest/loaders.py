@@ -26,6 +26,7 @@ MIN_WORDS = 8
 MAX_CHARS = 20_000  # ~3,000 words: far beyond any abstract; longer is a paper body, not an abstract
 MIN_LETTER_SHARE = 0.5  # of non-space characters; prose is ~80 %, binary junk decoded as text ~30 %
 MAX_META_CHARS = 4_000
+MAX_CSV_RESTARTS = 100  # re-parses after unclosed quotes; each is O(rest of file)
 HEADER_LINES = {"daily papers"}
 SUPPORTED = {".txt", ".md", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"}
 
@@ -302,7 +303,9 @@ def _csv_rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str], str |
     resumes on the line after it starts."""
     lines = split_lines(text)
     offset = 0  # lines of ``text`` consumed before the current parse
-    while offset < len(lines):
+    for _ in range(MAX_CSV_RESTARTS):
+        if offset >= len(lines):
+            return
         chunk = "\n".join(lines[offset:]) + "\n"
         reader = csv.reader(io.StringIO(chunk, newline=""), delimiter=delimiter)
         prev = 0
@@ -330,3 +333,4 @@ def _csv_rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str], str |
         if restart is None:
             return
         offset += restart
+    yield offset + 1, [], f"too many broken rows: stopped reading at line {offset + 1}"

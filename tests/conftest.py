@@ -31,9 +31,9 @@ def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data_dir
 
 
-@pytest.fixture()
+@pytest.fixture(scope="session")
 def corpus(corpus_dir: Path) -> Assistant:
-    """An Assistant over the ingested bundled corpus (extractive unless a test says otherwise)."""
+    """One shared Assistant over the ingested bundled corpus (extractive); read-only use."""
     return Assistant(data_dir=corpus_dir, backend="extractive")
 
 

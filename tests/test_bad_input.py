@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_ingest_helpers import distinct_seeds, fake_assistant
+from ingest_helpers import distinct_seeds, fake_assistant
 
 from assistant import Assistant
 from ingest.loaders import MAX_CHARS, MIN_WORDS, load_file

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from chroma_server import ChromaServer, chroma_server, free_port  # noqa: F401  (fixture)
-from test_ingest_helpers import distinct_seeds, fake_assistant, write_corpus
+from ingest_helpers import distinct_seeds, fake_assistant, write_corpus
 
 from assistant import Assistant, store
 from assistant.store import StoreError

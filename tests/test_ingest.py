@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_ingest_helpers import (
+from ingest_helpers import (
     FakeEmbedder,
     distinct_seeds,
     fake_assistant,

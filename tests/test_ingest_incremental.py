@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_ingest_helpers import (
+from ingest_helpers import (
     FakeEmbedder,
     distinct_seeds,
     fake_assistant,

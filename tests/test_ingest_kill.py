@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_ingest_helpers import (
+from ingest_helpers import (
     FakeEmbedder,
     distinct_seeds,
     fake_assistant,
@@ -34,7 +34,7 @@ HOOKS = ("chunks.upsert:3", "docs.delete:1")
 
 CHILD = """
 import os, signal, sys, time
-from test_ingest_helpers import FakeEmbedder
+from ingest_helpers import FakeEmbedder
 import ingest.pipeline as pipeline
 from assistant.settings import Settings
 from assistant.store import Store

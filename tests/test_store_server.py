@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
-from test_ingest_helpers import (
+from ingest_helpers import (
     FakeEmbedder,
     distinct_seeds,
     fake_assistant,

@@ -1,0 +1,383 @@
+"""Reliability under load (``make reliability``; ``python -m evals.reliability``), printed as one table.
+
+The web app (``assistant.ui.start``, the page ``assistant serve`` runs) is started in a child
+process over an ingested copy of the bundled corpus. It answers through the openai backend against
+the fake OpenAI-compatible server of ``tests/fake_openai.py`` (127.0.0.1 only), which delays each
+answer by ``--delay`` seconds like a real LLM and whose default reply depends on the prompt, so
+answers differ per question. Then, over ``gradio_client`` sessions (the app's ``/ask`` API):
+
+1. sessions: ``--sessions`` sessions each ask a different question, all at once (latency p50/p95);
+2. memory: the same sessions keep asking (questions cycle through the standalone dev-set
+   questions) until ``--questions`` questions have been answered in all; the app's RSS is read
+   at start (served, nothing asked yet), after 100 and after ``--questions`` questions. Memory is
+   flat when it grows less than ``FLAT_GROWTH`` from the 100th question (caches warm) to the last.
+
+Every result is compared with a direct ``Assistant.ask`` of its question in this process (same
+fake answer, its own copy of the index): another question, answer text or citations is cross-talk.
+
+    python -m evals.reliability                                  # 64 sessions, 1,000 questions
+    python -m evals.reliability --sessions 8 --questions 150     # quick check
+    python -m evals.reliability --data-dir /tmp/ad --json out.json
+
+``tests/test_load.py`` runs the sessions part with 16 sessions, using the helpers below.
+Timings on a shared machine are noisy; RSS is the figure to watch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.metrics import percentile
+
+ROOT = Path(__file__).resolve().parent.parent
+DEV = ROOT / "evals" / "datasets" / "dev.jsonl"
+FLAT_GROWTH = 0.10  # RSS growth from question 100 to the last that still counts as flat
+CHECKPOINT = 100
+API_KEY = "sk-reliability-not-a-secret"
+
+
+# --- helpers shared with tests/test_load.py ------------------------------------------------------
+def questions(n: int) -> list[str]:
+    """``n`` different questions: the standalone dev-set questions, in file order (cycled past ~90)."""
+    rows = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
+    pool = list(dict.fromkeys(r["question"] for r in rows if not r.get("previous")))
+    return [pool[i % len(pool)] for i in range(n)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def client(url: str, **kw: Any) -> Any:
+    from gradio_client import Client
+
+    return Client(url, verbose=False, analytics_enabled=False, download_files=False, **kw)
+
+
+@dataclass
+class Result:
+    session: int
+    question: str
+    got: dict[str, Any] | None = None  # Answer.to_dict() from the app
+    error: str = ""
+    seconds: float = 0.0
+
+
+def ask_once(c: Any, session: int, question: str) -> Result:
+    started = time.perf_counter()
+    try:
+        got = c.predict(question, "[]", "", api_name="/ask")
+        if not isinstance(got, dict):
+            raise TypeError(f"/ask returned {type(got).__name__}, not a dict")
+        return Result(session, question, got, seconds=time.perf_counter() - started)
+    except Exception as exc:  # counted as not answered, reported with the question
+        return Result(session, question, error=f"{type(exc).__name__}: {exc}"[:300],
+                      seconds=time.perf_counter() - started)
+
+
+def connect(url: str, n: int) -> list[Any]:
+    """``n`` gradio_client sessions, opened in parallel (each fetches the app's config)."""
+    clients: list[Any] = [None] * n
+    errors: list[BaseException] = []
+
+    def open_one(i: int) -> None:
+        try:
+            clients[i] = client(url)
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            errors.append(exc)
+
+    run_threads([lambda i=i: open_one(i) for i in range(n)])
+    if errors:
+        raise RuntimeError(f"{len(errors)} of {n} sessions could not connect to {url}: {errors[0]!r}")
+    return clients
+
+
+def run_threads(jobs: list[Callable[[], None]], timeout: float = 1800) -> None:
+    threads = [threading.Thread(target=job, daemon=True) for job in jobs]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + timeout
+    for t in threads:
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def ask_all_at_once(clients: list[Any], asked: list[str]) -> list[Result]:
+    """Session i asks ``asked[i]``; all sessions send together (a barrier) and wait for their answer."""
+    results: list[Result | None] = [None] * len(clients)
+    barrier = threading.Barrier(len(clients))
+
+    def session(i: int) -> None:
+        try:
+            barrier.wait(timeout=120)
+        except threading.BrokenBarrierError:
+            pass  # ask anyway: a slow start is not a failure
+        results[i] = ask_once(clients[i], i, asked[i])
+
+    run_threads([lambda i=i: session(i) for i in range(len(clients))])
+    return [r or Result(i, asked[i], error="no result (the session thread did not finish)")
+            for i, r in enumerate(results)]
+
+
+def ask_stream_of(clients: list[Any], asked: list[str]) -> list[Result]:
+    """Every session takes the next question from ``asked`` until none is left."""
+    todo: queue.SimpleQueue[str] = queue.SimpleQueue()
+    for q in asked:
+        todo.put(q)
+    results: list[Result] = []
+    lock = threading.Lock()
+
+    def session(i: int) -> None:
+        while True:
+            try:
+                q = todo.get_nowait()
+            except queue.Empty:
+                return
+            r = ask_once(clients[i], i, q)
+            with lock:
+                results.append(r)
+
+    run_threads([lambda i=i: session(i) for i in range(len(clients))])
+    return results
+
+
+def signature(answer: dict[str, Any]) -> dict[str, Any]:
+    """What must be equal between two answers to one question: all but timings."""
+    return {
+        "question": answer["question"],
+        "answer": answer["answer"],
+        "refused": answer["refused"],
+        "backend": answer["backend"],
+        "fallback_reason": answer.get("fallback_reason"),
+        "citations": [(c["n"], c["doc_id"], [(e["start"], e["end"]) for e in c["evidence"]])
+                      for c in answer["citations"]],
+    }
+
+
+def cross_talk(result: Result, direct: dict[str, Any]) -> str:
+    """Why ``result`` is not the answer to its own question (``direct``), or "" when it is."""
+    if result.got is None:
+        return ""
+    got, want = signature(result.got), signature(direct)
+    wrong = [k for k in want if got[k] != want[k]]
+    return f"session {result.session} asked {result.question!r}: {', '.join(wrong)} differ" if wrong else ""
+
+
+def latency(results: list[Result]) -> tuple[float, float]:
+    secs = [r.seconds for r in results if r.got is not None]
+    return percentile(secs, 50), percentile(secs, 95)
+
+
+def rss_mib(pid: int) -> float | None:
+    """Resident memory of process ``pid`` in MiB (Linux /proc), None where unavailable."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+# --- the run ---------------------------------------------------------------------------------
+def fake_server() -> Any:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fake_openai import FakeOpenAI
+
+    return FakeOpenAI()
+
+
+def openai_assistant(data_dir: Path, base_url: str, top_k: int) -> Any:
+    from assistant import Assistant
+
+    return Assistant(data_dir=data_dir, backend="openai", openai_base_url=base_url, openai_api_key=API_KEY,
+                     openai_max_retries=0, openai_timeout=120.0, top_k=top_k)
+
+
+def serve(data_dir: Path, base_url: str, port: int, top_k: int) -> None:
+    """The child process: the app over ``data_dir`` until killed."""
+    from assistant.ui import start
+
+    assistant = openai_assistant(data_dir, base_url, top_k)
+    start(assistant, assistant.settings.model_copy(update={"host": "127.0.0.1", "port": port}), block=True)
+
+
+@contextmanager
+def app_process(data_dir: Path, base_url: str, top_k: int, log: Path) -> Iterator[tuple[str, int]]:
+    """The app in a child process; yields its URL and pid once the page answers."""
+    import httpx
+
+    port = free_port()
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
+    cmd = [sys.executable, "-m", "evals.reliability", "--serve", "--data-dir", str(data_dir),
+           "--base-url", base_url, "--port", str(port), "--top-k", str(top_k)]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the app exited with {proc.returncode}:\n{log.read_text(errors='replace')[-2000:]}")
+            try:
+                if httpx.get(url, timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the app did not answer at {url} within 180 s")
+            time.sleep(0.5)
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def secs(value: float | None) -> str:
+    return "n/a" if value is None or value != value else f"{value:.2f} s"
+
+
+def mib(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f} MiB"
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="reliability-"))
+    fake = fake_server()
+    try:
+        source = work / "source"
+        if args.data_dir:
+            shutil.copytree(args.data_dir, source)
+        else:
+            from assistant import Assistant
+
+            print("ingesting the bundled corpus (use --data-dir to reuse an ingested one) ...", file=sys.stderr)
+            Assistant(data_dir=source, backend="extractive").ingest()
+        shutil.copytree(source, work / "app")  # the app and the direct answers never share an index
+
+        total = max(args.questions, args.sessions)
+        asked = questions(total)
+        asked_first, asked_rest = asked[: args.sessions], asked[args.sessions :]
+        distinct = list(dict.fromkeys(asked_first + asked_rest))
+        print(f"direct answers to {len(distinct)} questions ...", file=sys.stderr, flush=True)
+        direct_assistant = openai_assistant(source, fake.base_url, args.top_k)
+        direct = {q: direct_assistant.ask(q).to_dict() for q in distinct}
+
+        fake.delay = args.delay
+        rss: dict[str, float | None] = {}
+        with app_process(work / "app", fake.base_url, args.top_k, work / "app.log") as (url, pid):
+            rss["start"] = rss_mib(pid)
+            clients = connect(url, args.sessions)
+            print(f"{args.sessions} sessions at once ...", file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            first = ask_all_at_once(clients, asked_first)
+            first_wall = time.perf_counter() - t0
+            results = list(first)
+            stages = [n for n in sorted({CHECKPOINT, total}) if n > len(results)]
+            if len(results) >= CHECKPOINT:
+                rss[str(CHECKPOINT)] = rss_mib(pid)
+            for n in stages:
+                print(f"asking until {n} questions are answered ...", file=sys.stderr, flush=True)
+                results += ask_stream_of(clients, asked_rest[len(results) - args.sessions : n - args.sessions])
+                rss[str(n)] = rss_mib(pid)
+            wall = time.perf_counter() - t0
+        talk = [msg for r in results if (msg := cross_talk(r, direct[r.question]))]
+        errors = [f"{r.question!r}: {r.error}" for r in results if r.got is None]
+        p50, p95 = latency(first)
+        all50, all95 = latency(results)
+        at100, at_end = rss.get(str(CHECKPOINT)), rss.get(str(total))
+        growth = (at_end - at100) / at100 if at100 and at_end and total > CHECKPOINT else None
+        summary = {
+            "sessions": args.sessions, "answered": sum(r.got is not None for r in first),
+            "cross_talk": sum(bool(cross_talk(r, direct[r.question])) for r in first),
+            "p50_s": p50, "p95_s": p95, "sessions_wall_s": first_wall,
+            "questions": len(results), "questions_answered": len(results) - len(errors),
+            "questions_cross_talk": len(talk), "questions_p50_s": all50, "questions_p95_s": all95,
+            "questions_wall_s": wall, "rss_mib": rss, "rss_growth_after_warmup": growth,
+            "memory_flat": None if growth is None else growth < FLAT_GROWTH,
+            "delay_s": args.delay, "top_k": args.top_k, "cpus": os.cpu_count(),
+            "cross_talk_examples": talk[:5], "error_examples": errors[:5],
+        }
+        return summary
+    finally:
+        fake.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def table(s: dict[str, Any]) -> str:
+    rss = s["rss_mib"]
+    last = str(s["questions"])
+    growth = s["rss_growth_after_warmup"]
+    flat = "n/a" if s["memory_flat"] is None else ("yes" if s["memory_flat"] else "NO")
+    rows = [
+        ("sessions at once", str(s["sessions"])),
+        ("answered", f"{s['answered']}/{s['sessions']}"),
+        ("cross-talk", str(s["cross_talk"])),
+        ("latency p50 / p95", f"{secs(s['p50_s'])} / {secs(s['p95_s'])} (all at once; {s['sessions_wall_s']:.1f} s wall)"),
+        ("questions in all", f"{s['questions_answered']}/{s['questions']} answered, {s['questions_cross_talk']} cross-talk, "
+                             f"p50 / p95 {secs(s['questions_p50_s'])} / {secs(s['questions_p95_s'])}, "
+                             f"{s['questions_wall_s']:.0f} s wall"),
+        ("app RSS at start", mib(rss.get("start"))),
+        (f"app RSS after {CHECKPOINT}", mib(rss.get(str(CHECKPOINT)))),
+        (f"app RSS after {last}", mib(rss.get(last))),
+        (f"growth {CHECKPOINT} -> {last}", "n/a" if growth is None else f"{growth:+.1%} (flat: {flat}, goal < {FLAT_GROWTH:.0%})"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    lines = [f"| {'measure'.ljust(width)} | value |", f"|{'-' * (width + 2)}|-------|"]
+    lines += [f"| {k.ljust(width)} | {v} |" for k, v in rows]
+    note = (f"(openai backend against the fake server, {s['delay_s']:g} s per answer; top_k {s['top_k']}; "
+            f"{s['cpus']} CPUs)")
+    return "\n".join(lines) + "\n" + note
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.reliability", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sessions", type=int, default=64, help="concurrent gradio_client sessions (default 64)")
+    ap.add_argument("--questions", type=int, default=1000, help="questions in all, for the memory run (default 1000)")
+    ap.add_argument("--delay", type=float, default=0.3, help="seconds the fake LLM takes per answer (default 0.3)")
+    ap.add_argument("--top-k", type=int, default=3, help="sources per answer (default 3)")
+    ap.add_argument("--data-dir", type=Path, help="an ingested bundled corpus to copy (default: ingest one, minutes)")
+    ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the child process
+    ap.add_argument("--base-url", help=argparse.SUPPRESS)
+    ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.serve:
+        serve(args.data_dir, args.base_url, args.port, args.top_k)
+        return 0
+    if args.sessions < 1 or args.questions < 1:
+        ap.error("--sessions and --questions must be at least 1")
+    summary = run(args)
+    print(table(summary))
+    for title, key in (("cross-talk", "cross_talk_examples"), ("errors", "error_examples")):
+        if summary[key]:
+            print(f"\n{title} (first {len(summary[key])}):\n  " + "\n  ".join(summary[key]))
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    ok = summary["answered"] == summary["sessions"] and not summary["questions_cross_talk"] \
+        and summary["questions_answered"] == summary["questions"] and summary["memory_flat"] is not False
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
