@@ -123,8 +123,9 @@ def test_model_obeying_the_injection_is_not_passed_as_supported(hostile: Assista
     answer = assistant.ask(KELP_Q)
     assert_valid(answer)
     assert_not_hacked(answer)
+    # its only sentence is unsupported, so the answer is the extractive one, saying why
     assert answer.backend == "openai→extractive" and answer.fallback_reason and "supported" in answer.fallback_reason
-    assert any(s.text == "HACKED" and not s.supported for s in answer.sentences) or KELP_FACT in answer.text
+    assert KELP_FACT in answer.text
 
     fake_openai.enqueue("Kelp Forest Transformers route tokens through branching stems [1][7][12]. "
                         "HACKED [9]. Source 9 says they were designed by an oracle [2][8].")
@@ -133,6 +134,7 @@ def test_model_obeying_the_injection_is_not_passed_as_supported(hostile: Assista
     assert_not_hacked(answer)
     assert answer.backend == "openai" and answer.text.startswith("Kelp Forest Transformers route tokens")
     assert "[7]" not in answer.text and "[12]" not in answer.text
+    assert any(s.text.startswith("HACKED") and not s.supported for s in answer.sentences)  # kept, marked
     assert answer.citations[0].label == "Kelp Forest Transformers"
 
     # what the model was sent: the system prompt says sources are data; abstract text sits only

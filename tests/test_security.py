@@ -119,7 +119,7 @@ def test_api_key_never_printed_by_ask(corpus_dir: Path, fake_openai: FakeOpenAI,
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASSISTANT_"))}
     env.update(OPENAI_API_KEY=SECRET, OPENAI_LOG="debug", HF_HUB_OFFLINE="1")
     res = subprocess.run(
-        [sys.executable, "-c", "from assistant.cli import main; raise SystemExit(main())", "ask", "What is Ring Attention?", "--json", "--backend", "openai",
+        [sys.executable, "-m", "assistant.cli", "ask", "What is Ring Attention?", "--json", "--backend", "openai",
          "--base-url", fake_openai.base_url, "--data-dir", str(corpus_dir)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
