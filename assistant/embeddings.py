@@ -127,7 +127,14 @@ class OpenAICompatibleEmbedding:
     def __call__(self, input: Documents) -> Embeddings:
         vectors: list[np.ndarray] = []
         for i in range(0, len(input), 64):
-            resp = self.client.embeddings.create(model=self.model, input=list(input[i : i + 64]))
+            try:
+                resp = self.client.embeddings.create(model=self.model, input=list(input[i : i + 64]))
+            except Exception as exc:  # never echo the server's text: it may contain the API key
+                status = getattr(exc, "status_code", None)
+                raise EmbeddingSetupError(
+                    f"embeddings endpoint {self.client.base_url} failed ({type(exc).__name__}"
+                    f"{f', HTTP {status}' if status else ''})"
+                ) from None
             vectors.extend(np.asarray(d.embedding, dtype=np.float32) for d in resp.data)
         return vectors
 

@@ -50,6 +50,7 @@ DEV = ROOT / "evals" / "datasets" / "dev.jsonl"
 FLAT_GROWTH = 0.10  # RSS growth from question 100 to the last that still counts as flat
 CHECKPOINT = 100  # RSS is read after this many questions (caches warm), then every this many
 API_KEY = "sk-reliability-not-a-secret"
+CLIENT_TIMEOUT_S = 120.0
 
 
 # --- helpers shared with tests/test_load.py ------------------------------------------------------
@@ -67,8 +68,11 @@ def free_port() -> int:
 
 
 def client(url: str, **kw: Any) -> Any:
+    """A gradio_client session. Its HTTP timeout is raised from httpx's 5 s: with 64 sessions on 2
+    busy cores the app sometimes takes longer than that to accept a request (a queued one is fine)."""
     from gradio_client import Client
 
+    kw.setdefault("httpx_kwargs", {"timeout": CLIENT_TIMEOUT_S})
     return Client(url, verbose=False, analytics_enabled=False, download_files=False, **kw)
 
 
@@ -308,6 +312,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         all50, all95 = latency(results[1:])
         at100, at_end = rss.get(str(CHECKPOINT)), rss.get(str(total))
         growth = (at_end - at100) / at100 if at100 and at_end and total > CHECKPOINT else None
+        mid = rss.get(str(round(total / 2 / CHECKPOINT) * CHECKPOINT))
+        late = (at_end - mid) / mid if mid and at_end and total >= 4 * CHECKPOINT else None
         summary = {
             "sessions": args.sessions, "answered": sum(r.got is not None for r in first),
             "cross_talk": sum(bool(cross_talk(r, direct[r.question])) for r in first),
@@ -315,6 +321,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "questions": len(results), "questions_answered": len(results) - len(errors),
             "questions_cross_talk": len(talk), "questions_p50_s": all50, "questions_p95_s": all95,
             "questions_wall_s": wall, "rss_mib": rss, "rss_growth_after_warmup": growth,
+            "rss_growth_second_half": late,
             "memory_flat": None if growth is None else growth < FLAT_GROWTH,
             "delay_s": args.delay, "top_k": args.top_k, "cpus": os.cpu_count(),
             "cross_talk_examples": talk[:5], "error_examples": errors[:5],
@@ -342,6 +349,7 @@ def table(s: dict[str, Any]) -> str:
         (f"app RSS after {CHECKPOINT}", mib(rss.get(str(CHECKPOINT)))),
         (f"app RSS after {last}", mib(rss.get(last))),
         (f"growth {CHECKPOINT} -> {last}", "n/a" if growth is None else f"{growth:+.1%} (flat: {flat}, goal < {FLAT_GROWTH:.0%})"),
+        ("growth in the second half", "n/a" if s["rss_growth_second_half"] is None else f"{s['rss_growth_second_half']:+.1%}"),
     ]
     width = max(len(k) for k, _ in rows)
     lines = [f"| {'measure'.ljust(width)} | value |", f"|{'-' * (width + 2)}|-------|"]

@@ -123,3 +123,17 @@ def test_compare_exits_non_zero_on_regression(smoke_run: tuple[Path, int], corpu
     again = json.loads((tmp_path / "again" / "results.json").read_text())
     assert [r["metric"] for r in again["compare"]["regressions"]] == ["hybrid.ndcg@10"]
     assert harness.compare(again, again)["regressions"] == []  # the same run compared with itself passes
+
+
+# --- the CI regression gate ---------------------------------------------------------------------
+BASELINE = Path(__file__).resolve().parent.parent / "evals" / "baselines" / "dev-smoke.json"
+
+
+def test_smoke_subset_has_not_regressed_against_the_committed_baseline(corpus_dir: Path, tmp_path: Path) -> None:
+    """`assistant eval dev --limit 12 --compare evals/baselines/dev-smoke.json` must pass (exit 0)."""
+    out = tmp_path / "gate"
+    rc = harness.main(["dev", "--limit", "12", "--data-dir", str(corpus_dir), "--out-dir", str(out),
+                       "--compare", str(BASELINE), "--no-plots", "--quiet"])
+    results = json.loads((out / "results.json").read_text())
+    assert results["compare"]["regressions"] == [], results["compare"]
+    assert rc == 0
