@@ -214,14 +214,7 @@ def refine(args: Any, c: Corpus, qv: np.ndarray, texts: list[str], gold: list[se
             di, bi = topn(d, n), topn(bscores[qi], n)
             return fuse([(di, d[di]), (bi, bscores[qi][bi])], [w, 1 - w], mode, n)
         report(f"hybrid {pool} {mode} w={w} n={n}", fn)
-    results.sort(key=lambda r: -r[1])
-    print("\nTOP 25")
-    for name, nd, r5 in results[:25]:
-        print(f"{name:70s} nDCG@10 {nd:.4f}  R@5 {r5:.4f}")
-    out = Path(args.data_dir) / f"refine_{args.dataset}_{args.split}.json"
-    out.write_text(json.dumps(results, indent=1))
-    print(f"({time.perf_counter() - t0:.0f}s; all results in {out})")
-    return 0
+    return _save_top(results, args, "refine", t0)
 
 
 def prf_grid(c: Corpus, qv: np.ndarray, bscores: list[np.ndarray], dmax: list[np.ndarray], sims: list[np.ndarray],
@@ -428,15 +421,20 @@ def main(argv: list[str] | None = None) -> int:
         report(f"hybrid best-bm25 max+mean z w=0.4 n={n}", hybrid(best_bm[0], "max+mean", "z", 0.4, n))
         report(f"hybrid best-bm25 max+mean minmax w=0.4 n={n}", hybrid(best_bm[0], "max+mean", "minmax", 0.4, n))
 
-    results.sort(key=lambda r: -r[1])
-    print("\nTOP 25")
-    for name, nd, r5 in results[:25]:
-        print(f"{name:70s} nDCG@10 {nd:.4f}  R@5 {r5:.4f}")
-    out = Path(args.data_dir) / f"tune_{args.dataset}_{args.split}.json"
-    out.write_text(json.dumps(results, indent=1))
-    print(f"({time.perf_counter() - t0:.0f}s; all results in {out})")
-    return 0
+    return _save_top(results, args, "tune", t0)
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _save_top(results: list[Any], args: argparse.Namespace, prefix: str, t0: float) -> int:
+    """Print the 25 best settings and keep every result next to the index."""
+    results.sort(key=lambda r: -r[1])
+    print("\nTOP 25")
+    for name, nd, r5 in results[:25]:
+        print(f"{name:70s} nDCG@10 {nd:.4f}  R@5 {r5:.4f}")
+    out = Path(args.data_dir) / f"{prefix}_{args.dataset}_{args.split}.json"
+    out.write_text(json.dumps(results, indent=1))
+    print(f"({time.perf_counter() - t0:.0f}s; all results in {out})")
+    return 0
