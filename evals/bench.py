@@ -12,7 +12,7 @@ Rows (each with its goal where there is one):
 
     python -m evals.bench                    # everything (a few minutes: it embeds the corpus twice)
     python -m evals.bench --sizes 1000       # quick check
-    python -m evals.bench --skip ingest,scale --data-dir /tmp/ad
+    python -m evals.bench --skip ingest,scale --data-dir .assistant
     python -m evals.bench --json out.json
 
 Timings on a shared machine are noisy: compare ratios, and rerun before believing a change.

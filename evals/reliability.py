@@ -18,7 +18,7 @@ fake answer, its own copy of the index): another question, answer text or citati
 
     python -m evals.reliability                                  # 64 sessions, 1,000 questions
     python -m evals.reliability --sessions 8 --questions 150     # quick check
-    python -m evals.reliability --data-dir /tmp/ad --json out.json
+    python -m evals.reliability --data-dir .assistant --json out.json
 
 ``tests/test_load.py`` runs the sessions part with 16 sessions, using the helpers below.
 Timings on a shared machine are noisy; RSS is the figure to watch.

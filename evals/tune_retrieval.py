@@ -1,9 +1,9 @@
 """Offline grid for the retrieval design (how the defaults in assistant/retrieval.py were chosen).
 
-    python -m evals.tune_retrieval --data-dir /tmp/scifact_idx --dataset scifact-2101 --split train
+    python -m evals.tune_retrieval --data-dir evals/runs/_cache/scifact --dataset scifact-2101 --split train
     python -m evals.tune_retrieval --data-dir D --dataset scifact-2101 --split train --refine
     python -m evals.tune_retrieval --data-dir D --dataset scifact-2101 --split train --explore --prf-grid
-    python -m evals.tune_retrieval --data-dir /tmp/ad --dataset dev --split tune --refine
+    python -m evals.tune_retrieval --data-dir .assistant --dataset dev --split tune --refine
 
 ``--data-dir`` must hold the dataset's corpus, ingested (``assistant ingest evals/datasets/scifact-2101
 --data-dir D``). Stages: default = BM25 grid (k1, b, variant, stemming), dense pooling (max, mean,
