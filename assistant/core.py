@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
@@ -12,15 +13,20 @@ from assistant.settings import DEFAULT_CORPUS, PROJECT_ROOT, Settings
 from assistant.types import Answer, Hit
 
 
-def display_source(location: str) -> str:
-    """``/abs/path/file.txt:12`` -> ``data/abstracts/file.txt:12`` when under cwd or the project."""
-    path, _, line = location.rpartition(":")
+def display_path(path: str) -> str:
+    """``/abs/path/file.txt`` -> ``data/abstracts/file.txt`` when under cwd or the project."""
     for base in (Path.cwd(), PROJECT_ROOT):
         try:
-            return f"{Path(path).relative_to(base)}:{line}"
+            return str(Path(path).relative_to(base))
         except ValueError:
             continue
-    return location
+    return path
+
+
+def display_source(location: str) -> str:
+    """``/abs/path/file.txt:12`` -> ``data/abstracts/file.txt:12``."""
+    path, _, line = location.rpartition(":")
+    return f"{display_path(path)}:{line}"
 
 
 class Assistant:
@@ -65,12 +71,9 @@ class Assistant:
 
     def stats(self) -> dict[str, Any]:
         docs = self.retriever.docs()
-        files: dict[str, int] = {}
-        for d in docs.values():
-            for f in d.files:
-                files[display_source(f + ":0").rsplit(":", 1)[0]] = files.get(display_source(f + ":0").rsplit(":", 1)[0], 0) + 1
+        files = Counter(display_path(f) for d in docs.values() for f in d.files)
         return {"abstracts": len(docs), "works": len({d.work_id for d in docs.values()}),
-                "chunks": self.store.counts()["chunks"], "files": files}
+                "chunks": self.store.counts()["chunks"], "files": dict(files)}
 
     # --- search -------------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, mode: str = "hybrid") -> list[Hit]:
