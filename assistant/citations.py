@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -25,9 +26,6 @@ _MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _MARK_ANY = re.compile(r"\s*\[(?:\d+(?:\s*[,;–-]\s*\d+)*)\]")
 _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 
-SUPPORT_THRESHOLD = 0.45  # support score a claim needs from its cited abstract
-SUPPORT_MARGIN = 0.2  # a cited source this far below the best supporting one is re-pointed
-LEXICAL_WEIGHT = 0.5
 
 
 @dataclass
@@ -77,7 +75,10 @@ def split_answer(text: str) -> list[str]:
 
 
 class Verifier:
-    def __init__(self, sources: list[str], cache: SentenceCache, idf: Idf) -> None:
+    def __init__(self, sources: list[str], cache: SentenceCache, idf: Idf, cfg: Any = None) -> None:
+        from assistant.settings import VerifySettings
+
+        self.cfg = cfg or VerifySettings()
         self.cache = cache
         self.idf = idf
         self.sources = []
@@ -105,7 +106,7 @@ class Verifier:
         claim_terms = terms(claim)
         dense = src.vectors @ claim_vec
         scores = [0.0 if INSTRUCTION_LIKE.search(src.text[a:b]) else  # text addressing the model supports nothing
-                  LEXICAL_WEIGHT * coverage(claim_terms, st, self.idf) + (1 - LEXICAL_WEIGHT) * float(d)
+                  self.cfg.lexical_weight * coverage(claim_terms, st, self.idf) + (1 - self.cfg.lexical_weight) * float(d)
                   for (a, b), st, d in zip(src.sentences, src.terms, dense, strict=True)]
         j = int(np.argmax(scores))
         return scores[j], j
@@ -129,8 +130,8 @@ class Verifier:
             scores = {i: self.support(claim, vec, i) for i in range(k)}
             best = max(scores, key=lambda i: scores[i][0]) if scores else None
             top = scores[best][0] if best is not None else 0.0
-            kept = [i for i in cited if scores[i][0] >= max(SUPPORT_THRESHOLD, top - SUPPORT_MARGIN)]
-            if not kept and best is not None and top >= SUPPORT_THRESHOLD:
+            kept = [i for i in cited if scores[i][0] >= max(self.cfg.support_threshold, top - self.cfg.support_margin)]
+            if not kept and best is not None and top >= self.cfg.support_threshold:
                 kept = [best]
             for i in kept:
                 if i not in order:

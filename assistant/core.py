@@ -1,4 +1,8 @@
-"""The Python API: ``Assistant(data_dir=...)`` with ``.ingest``, ``.search``, ``.ask``, ``.stream``."""
+"""The Python API: ``Assistant(data_dir=...)`` with ``.ingest``, ``.search``, ``.ask``, ``.stream``.
+
+The parts (embedder, store, chat model) are built on first use, or handed in — tests and
+embedding applications pass their own: ``Assistant(settings=s, embedder=e, store=st, model=m)``.
+"""
 
 from __future__ import annotations
 
@@ -9,34 +13,24 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from assistant.settings import DEFAULT_CORPUS, PROJECT_ROOT, Settings
+from assistant.settings import DEFAULT_CORPUS, Settings
 from assistant.types import Answer, Hit
 
 
-def display_path(path: str) -> str:
-    """``/abs/path/file.txt`` -> ``data/abstracts/file.txt`` when under cwd or the project."""
-    for base in (Path.cwd(), PROJECT_ROOT):
-        try:
-            return str(Path(path).relative_to(base))
-        except ValueError:
-            continue
-    return path
-
-
-def display_source(location: str) -> str:
-    """``/abs/path/file.txt:12`` -> ``data/abstracts/file.txt:12``."""
-    path, _, line = location.rpartition(":")
-    return f"{display_path(path)}:{line}"
-
-
 class Assistant:
-    def __init__(self, data_dir: str | Path | None = None, settings: Settings | None = None, **overrides: Any) -> None:
+    def __init__(self, data_dir: str | Path | None = None, settings: Settings | None = None, *,
+                 embedder: Any = None, store: Any = None, model: Any = None, **overrides: Any) -> None:
         if settings is None:
             settings = Settings.load(data_dir=Path(data_dir) if data_dir else None, **overrides)
         elif data_dir is not None or overrides:
             settings = settings.model_copy(update={**overrides, **({"data_dir": Path(data_dir)} if data_dir else {})})
         self.settings = settings
         self._init_lock = threading.Lock()
+        if embedder is not None:
+            self.__dict__["embedder"] = embedder
+        if store is not None:
+            self.__dict__["store"] = store
+        self._model = model
 
     # --- parts, built on first use -----------------------------------------------------------
     @cached_property
@@ -55,9 +49,27 @@ class Assistant:
     @cached_property
     def retriever(self) -> Any:
         from assistant.retrieval import HybridRetriever
+        from assistant.text import tokens
 
         with self._init_lock:
-            return HybridRetriever(self.settings, self.store, self.embedder)
+            return HybridRetriever(self.settings, self.store, self.embedder, tokens)
+
+    @cached_property
+    def engine(self) -> Any:
+        from assistant.embeddings import embedder_fingerprint
+        from assistant.engine import AnswerEngine
+        from assistant.evidence import shared_cache
+
+        s = self.settings
+        key = embedder_fingerprint(s) + (f"@{s.embed_base_url or s.openai_base_url}" if s.embed_backend == "openai" else "")
+        return AnswerEngine(s, self.retriever, shared_cache(key, self.embedder), self._chat_model)
+
+    def _chat_model(self, name: str, settings: Settings) -> Any:
+        if self._model is not None:
+            return self._model
+        from assistant.backends import make_chat_model
+
+        return make_chat_model(name, settings)
 
     # --- ingest -------------------------------------------------------------------------------
     def ingest(self, paths: list[str | Path] | None = None, *, prune: bool = False, progress: bool = False, dry_run: bool = False) -> Any:
@@ -70,6 +82,8 @@ class Assistant:
         return report
 
     def stats(self) -> dict[str, Any]:
+        from assistant.hits import display_path
+
         docs = self.retriever.docs()
         files = Counter(display_path(f) for d in docs.values() for f in d.files)
         return {"abstracts": len(docs), "works": len({d.work_id for d in docs.values()}),
@@ -78,26 +92,24 @@ class Assistant:
     # --- search -------------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, mode: str = "hybrid") -> list[Hit]:
         """The k best abstracts for ``query`` (mode: hybrid, dense or bm25)."""
-        results = self.retriever.retrieve(query, k, mode=mode)
-        return [self._hit(doc, score, rank) for rank, (doc, score) in enumerate(results, start=1)]
+        from assistant.hits import to_hit
 
-    def _hit(self, doc: Any, score: float, rank: int) -> Hit:
-        sources = [display_source(s) for s in doc.sources]
-        return Hit(doc_id=doc.doc_id, label=doc.label, text=doc.original, score=round(score, 4),
-                   source=sources[0] if sources else "", rank=rank, sources=sources,
-                   metadata={k: v for k, v in doc.metadata.items()} | {"work_id": doc.work_id})
+        results = self.retriever.retrieve(query, k, mode=mode)
+        return [to_hit(doc, score, rank) for rank, (doc, score) in enumerate(results, start=1)]
 
     # --- answers ------------------------------------------------------------------------------
-    def ask(self, question: str, history: list[dict[str, str]] | None = None, backend: str | None = None, k: int | None = None) -> Answer:
+    def ask(self, question: str, history: list[dict[str, str]] | None = None, backend: str | None = None,
+            k: int | None = None, exclude: set[str] | None = None) -> Answer:
         answer = None
-        for item in self.stream(question, history=history, backend=backend, k=k):
+        for item in self.stream(question, history=history, backend=backend, k=k, exclude=exclude):
             if isinstance(item, Answer):
                 answer = item
         assert answer is not None
         return answer
 
-    def stream(self, question: str, history: list[dict[str, str]] | None = None, backend: str | None = None, k: int | None = None) -> Iterator[str | Answer]:
-        """Yield text deltas as the answer is produced, then the final, verified Answer."""
-        from assistant.answering import answer_stream
-
-        yield from answer_stream(self, question, history=history or [], backend=backend, k=k or self.settings.top_k)
+    def stream(self, question: str, history: list[dict[str, str]] | None = None, backend: str | None = None,
+               k: int | None = None, exclude: set[str] | None = None) -> Iterator[str | Answer]:
+        """Yield text deltas as the answer is produced, then the final, verified Answer.
+        ``exclude``: work ids to leave out of retrieval (leave-one-out evaluation)."""
+        name = backend or self.settings.resolved_backend()
+        yield from self.engine.stream(question, history or [], name, k or self.settings.top_k, exclude)

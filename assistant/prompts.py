@@ -82,7 +82,7 @@ def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer
     budget -= count_tokens(render("answer_user", sources="", question=question))
     best: dict[int, float] = {}
     for s in evidence.sentences:
-        best[s.doc_index] = max(best.get(s.doc_index, 0.0), s.score + s.answer_score)
+        best[s.doc_index] = max(best.get(s.doc_index, 0.0), s.lexical + s.dense)
     top = max(best.values(), default=0.0)
     blocks: list[str] = []
     shown: list[int] = []
@@ -90,7 +90,7 @@ def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer
         if best[i] < top * SOURCE_FLOOR:
             break
         ranked = sorted((s for s in evidence.of_doc(i) if not INSTRUCTION_LIKE.search(s.text)),
-                        key=lambda s: -(s.score + s.answer_score))
+                        key=lambda s: -(s.lexical + s.dense))
         if not ranked:
             continue
         for n_sent in range(min(EVIDENCE_PER_SOURCE, len(ranked)), 0, -1):

@@ -1,194 +1,202 @@
-"""Hybrid retrieval over abstracts: dense (Chroma chunks, max-pooled per abstract) + BM25
-(LlamaIndex's BM25Retriever over whole abstracts), fused by LlamaIndex's QueryFusionRetriever.
+"""Hybrid retrieval over abstracts: three ranked lists fused into one.
 
-Both retrievers return the same abstract-level nodes, so fusion works on abstracts, and the
-versions of one work are collapsed to the best-scoring one.
+- ``chunk``: MiniLM vectors of the abstract's chunks in Chroma, max-pooled per abstract;
+- ``abstract``: one MiniLM vector of the whole abstract (its first 256 word pieces) in Chroma;
+- ``bm25``: a BM25 index over the abstracts' text, with the shared term function
+  (``assistant.text.tokens``).
 
-The design was measured with ``python -m evals.tune_retrieval`` (SciFact-2101 train split, 188
-claims, nDCG@10; chosen there, then reported on test; the dev set's tune split is saturated,
-0.97-0.99 for every reasonable hybrid, and served as a no-regression check):
+Each signal returns its ``candidates`` best abstracts; ``fuse`` merges them (weights and method
+from ``settings.retrieval``, fitted by ``python -m evals.fit`` with k-fold cross-validation);
+versions of one work are then collapsed to the best-scoring one.
 
-- dense, chunk vectors max-pooled per abstract: 0.808; the abstract's mean-of-chunks vector
-  (docs collection) 0.757; sum of the two best chunks 0.803; 0.7*max + 0.3*mean 0.808. -> max.
-- BM25 (bm25s through BM25Retriever, English stemmer + stopwords): 0.783 with the library's
-  defaults (lucene, k1=1.5, b=0.75); a 48-point grid over k1/b/variant spans 0.775-0.786, no
-  stemming 0.762. -> library defaults. RM3 query expansion from the top BM25 docs: 0.753-0.790
-  alone and no better in the hybrid (<= 0.844). -> none.
-- fusion, 40 candidates per retriever, weight on dense: relative_score 0.836 (w=0.5), 0.843
-  (0.6); dist_based_score 0.841 (0.5), 0.842 (0.6); our own z-score 0.843 (0.6); reciprocal rank
-  (k=60, unweighted in the library) 0.836. All within noise of one another from w=0.55 to 0.7;
-  dist_based_score at w=0.6 is best on the dev tune split (0.982 vs 0.974 relative_score).
-  -> the library's dist_based_score, dense_weight 0.6. Depth 20/40/80: +-0.003. -> 40.
-- also tried, not adopted: BM25 over chunks (0.741 alone; hybrid 0.828), chunk-level fusion
-  before pooling (0.805-0.828), dense pseudo-relevance feedback (query + 0.3-1.0 x the first
-  pass's top 1-5 abstract vectors: 0.834-0.847, i.e. no gain on train).
+Why the abstract vector: on 28 independently written paraphrase questions the chunk vectors
+alone found 0.571 at Recall@5 and one vector per whole abstract 0.893 (issue 11); a chunk holds
+one or two sentences, so a question that describes the whole paper matches no single chunk well.
 
-Latency: the query is embedded once; the chunk search goes to Chroma directly and asks for
-distances only (chunk ids name their abstract). LlamaIndex's VectorStoreIndex retriever fetches
-the 120 chunks' texts and metadata and rebuilds a node from JSON for each: on the bundled corpus
-that was ~19 ms of Chroma metadata reads + ~0.1 ms per node, against ~2.5 ms for the vector
-search alone. BM25 hits map to prebuilt nodes for the same reason.
+Why not LlamaIndex's QueryFusionRetriever / BM25Retriever here (they were used before): importing
+``llama_index.core`` costs ~2.4 s, more than the 3 s cold-start goal of ``assistant search``
+leaves once chromadb is imported; the two fusion formulas are a few lines each
+(``dist`` is LlamaIndex's ``dist_based_score``, ``rrf`` its reciprocal-rank fusion).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable
 from typing import Any
 
-import bm25s
 import numpy as np
-from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.llms.mock import MockLLM
-from llama_index.core.retrievers import QueryFusionRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-from llama_index.retrievers.bm25 import BM25Retriever
 
 from assistant.settings import Settings
 from assistant.store import Store, StoredDoc
 
 MODES = ("hybrid", "dense", "bm25")
-FUSION_MODE = "dist_based_score"  # see the module docstring for the measurements
-CHUNKS_PER_CANDIDATE = 3  # chunk hits fetched per wanted abstract before max-pooling
+SIGNALS = ("chunk", "abstract", "bm25")
+MODE_SIGNALS = {"hybrid": SIGNALS, "dense": ("chunk", "abstract"), "bm25": ("bm25",)}
+Ranked = list[tuple[str, float]]
 
 
-class DenseAbstractRetriever(BaseRetriever):
-    """Chunk-level vector search in Chroma, max-pooled to abstracts (score: cosine similarity)."""
-
-    def __init__(self, store: Store, embedder: Any, doc_nodes: dict[str, TextNode], top_k: int, n_chunks: int) -> None:
-        super().__init__()
-        self._store = store
-        self._embedder = embedder
-        self._doc_nodes = doc_nodes
-        self._top_k = top_k
-        self._n_chunks = n_chunks
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        n = min(self._top_k * CHUNKS_PER_CANDIDATE, self._n_chunks)
-        if n <= 0:
-            return []
-        vec = query_bundle.embedding
-        if vec is None:
-            vec = np.asarray(self._embedder([query_bundle.query_str]), dtype=np.float32)[0]
-        got = self._store.call("searching", self._store.chunks.query, query_embeddings=[np.asarray(vec, dtype=np.float32)],
-                               n_results=n, include=["distances"])
-        ids, dists = got["ids"][0], got["distances"][0]
-        # Chunk ids are "<doc_id>-<chunk index>" (ingest/pipeline.py); asking Chroma for the
-        # metadata instead costs ~8x the vector search itself (120 hits: 19 ms vs 2.5 ms CPU).
-        owners = [cid.rsplit("-", 1)[0] for cid in ids]
-        unknown = [cid for cid, o in zip(ids, owners, strict=True) if o not in self._doc_nodes]
-        if unknown:  # another id scheme: ask for the metadata of those chunks only
-            meta = self._store.call("searching", self._store.chunks.get, ids=unknown, include=["metadatas"])
-            by_id = {i: str((m or {}).get("doc_id") or (m or {}).get("ref_doc_id") or "") for i, m in zip(meta["ids"], meta["metadatas"], strict=True)}
-            owners = [by_id.get(cid, o) for cid, o in zip(ids, owners, strict=True)]
-        best: dict[str, float] = {}
-        for doc_id, dist in zip(owners, dists, strict=True):
-            if doc_id in self._doc_nodes:
-                sim = 1.0 - float(dist)
-                if sim > best.get(doc_id, -2.0):
-                    best[doc_id] = sim
-        ranked = sorted(best.items(), key=lambda kv: -kv[1])[: self._top_k]
-        return [NodeWithScore(node=self._doc_nodes[d], score=s) for d, s in ranked]
+# --- fusion ---------------------------------------------------------------------------------------
+def _dist_normalized(ranked: Ranked) -> dict[str, float]:
+    """LlamaIndex's ``dist_based_score``: scores scaled by mean +- 3 standard deviations of the list."""
+    if not ranked:
+        return {}
+    scores = np.array([s for _, s in ranked], dtype=np.float64)
+    mu, sd = float(scores.mean()), float(scores.std())
+    lo, hi = mu - 3 * sd, mu + 3 * sd
+    if hi - lo <= 0:
+        return {d: 1.0 for d, _ in ranked}
+    return {d: (s - lo) / (hi - lo) for d, s in ranked}
 
 
-class AbstractBM25Retriever(BM25Retriever):
-    """LlamaIndex's BM25Retriever returning our prebuilt abstract nodes (not nodes rebuilt from
-    JSON per hit), without zero-score hits (a query sharing no term with an abstract)."""
-
-    def __init__(self, nodes: list[TextNode], top_k: int, index: AbstractBM25Retriever | None = None) -> None:
-        """Index ``nodes``, or share the bm25s index of ``index`` (built over the same nodes)."""
-        if index is None:
-            super().__init__(nodes=nodes, similarity_top_k=min(top_k, len(nodes)), language="english")
+def fuse(lists: dict[str, Ranked], weights: dict[str, float], method: str = "dist", rrf_k: float = 60.0) -> Ranked:
+    """Merge ranked lists (best first) into one: ``dist`` (weighted sum of distribution-normalised
+    scores) or ``rrf`` (weighted reciprocal rank, Cormack et al. 2009)."""
+    total: dict[str, float] = {}
+    for name, ranked in lists.items():
+        w = weights.get(name, 0.0)
+        if w <= 0 or not ranked:
+            continue
+        if method == "rrf":
+            parts = {d: 1.0 / (rrf_k + r) for r, (d, _) in enumerate(ranked, start=1)}
+        elif method == "dist":
+            parts = _dist_normalized(ranked)
         else:
-            super().__init__(existing_bm25=index.bm25, similarity_top_k=min(top_k, len(nodes)))
-        self._nodes = nodes
+            raise ValueError(f"unknown fusion method {method!r} (dist or rrf)")
+        for d, v in parts.items():
+            total[d] = total.get(d, 0.0) + w * v
+    return sorted(total.items(), key=lambda kv: -kv[1])
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        tokens = bm25s.tokenize(query_bundle.query_str, stemmer=self.stemmer if not self.skip_stemming else None,
-                                token_pattern=self.token_pattern, show_progress=False, return_ids=False)
-        known = [t for t in tokens[0] if t in self.bm25.vocab_dict]
+
+def max_pool(owners: Iterable[str], sims: Iterable[float]) -> Ranked:
+    """Chunk similarities -> each abstract's best chunk, best first."""
+    best: dict[str, float] = {}
+    for doc_id, sim in zip(owners, sims, strict=True):
+        if sim > best.get(doc_id, -2.0):
+            best[doc_id] = sim
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+# --- the lexical side -----------------------------------------------------------------------------
+class BM25Index:
+    """bm25s over whole abstracts, built in memory from the store's texts."""
+
+    def __init__(self, ids: list[str], texts: list[str], tokenize: Callable[[str], list[str]]) -> None:
+        import bm25s
+
+        self.ids = ids
+        self._tokenize = tokenize
+        self._bm25 = bm25s.BM25()  # library defaults (lucene, k1=1.5, b=0.75): a 48-point grid spanned +-0.006
+        if ids:
+            self._bm25.index([tokenize(t) or [""] for t in texts], show_progress=False)
+
+    def search(self, query: str, k: int) -> Ranked:
+        vocab = getattr(self._bm25, "vocab_dict", None) or {}
+        known = [vocab[t] for t in dict.fromkeys(self._tokenize(query)) if t in vocab and t]
         if not known:
             return []
-        indexes, scores = self.bm25.retrieve([known], k=self.similarity_top_k, show_progress=False)
-        return [NodeWithScore(node=self._nodes[int(i)], score=float(s)) for i, s in zip(indexes[0], scores[0], strict=True) if s > 0]
+        scores = self._bm25.get_scores_from_ids(known)
+        k = min(k, len(self.ids))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
 
+# --- the retriever --------------------------------------------------------------------------------
 class HybridRetriever:
-    """Builds (and rebuilds when the index changes) the retrievers for each mode."""
+    """Abstract-level retrieval for each mode; rebuilt when another process changed the index."""
 
-    def __init__(self, settings: Settings, store: Store, embedder: Any) -> None:
+    def __init__(self, settings: Settings, store: Store, embedder: Any, tokenize: Callable[[str], list[str]]) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self.tokenize = tokenize
         self._lock = threading.Lock()
-        self._state: tuple[int, dict[str, StoredDoc], dict[str, TextNode], int] | None = None
-        self._bm25: AbstractBM25Retriever | None = None
-        self._built: dict[int, dict[str, BaseRetriever]] = {}
+        self._docs: dict[str, StoredDoc] | None = None
+        self._count = -1
+        self._bm25: BM25Index | None = None
 
     def docs(self) -> dict[str, StoredDoc]:
-        return self._current()[1]
+        return self._current()[0]
 
     def invalidate(self) -> None:
         with self._lock:
-            self._state = None
-            self._bm25 = None
-            self._built = {}
+            self._docs, self._bm25, self._count = None, None, -1
 
-    def _current(self) -> tuple[int, dict[str, StoredDoc], dict[str, TextNode], int]:
+    def _current(self) -> tuple[dict[str, StoredDoc], BM25Index]:
         with self._lock:
             count = self.store.call("counting", self.store.docs.count)  # another process may have ingested
-            if self._state is None or self._state[0] != count:
+            if self._docs is None or self._bm25 is None or count != self._count:
                 docs = self.store.all_docs()
-                nodes = {d.doc_id: TextNode(id_=d.doc_id, text=d.text) for d in docs.values()}
-                self._state = (count, docs, nodes, self.store.call("counting", self.store.chunks.count))
-                self._bm25 = None
-                self._built = {}
-            return self._state
+                self._bm25 = BM25Index(list(docs), [d.text for d in docs.values()], self.tokenize)
+                self._docs, self._count = docs, count
+            return self._docs, self._bm25
 
-    def _retrievers(self, state: tuple[int, dict[str, StoredDoc], dict[str, TextNode], int], n: int) -> dict[str, BaseRetriever]:
-        _, _, nodes, n_chunks = state
-        with self._lock:
-            if n in self._built:
-                return self._built[n]
-            dense = DenseAbstractRetriever(self.store, self.embedder, nodes, n, n_chunks)
-            out: dict[str, BaseRetriever] = {"dense": dense}
-            if nodes:
-                node_list = list(nodes.values())
-                if self._bm25 is None:  # the index is built once per corpus state; each depth shares it
-                    self._bm25 = AbstractBM25Retriever(node_list, n)
-                bm25 = self._bm25 if self._bm25.similarity_top_k == min(n, len(nodes)) else AbstractBM25Retriever(node_list, n, self._bm25)
-                w = min(max(self.settings.dense_weight, 0.0), 1.0)
-                out["bm25"] = bm25
-                out["hybrid"] = QueryFusionRetriever(
-                    [dense, bm25], mode=FUSION_MODE, similarity_top_k=n,  # type: ignore[arg-type]
-                    num_queries=1, use_async=False, llm=MockLLM(),  # one query: the LLM is never called
-                    retriever_weights=[w, 1.0 - w],
-                )
-            if self._state is state:  # not rebuilt meanwhile by another thread
-                self._built[n] = out
-            return out
+    def embed_query(self, query: str) -> np.ndarray:
+        return np.asarray(self.embedder([query]), dtype=np.float32)[0]
 
-    def retrieve(self, query: str, k: int, mode: str = "hybrid") -> list[tuple[StoredDoc, float]]:
-        """The k best abstracts, one per work, with scores (higher is better; hybrid: fused)."""
+    def signals(self, query: str, n: int, names: Iterable[str] = SIGNALS, vector: np.ndarray | None = None) -> dict[str, Ranked]:
+        """Each signal's ``n`` best abstracts with its raw score (cosine, or BM25)."""
+        docs, bm25 = self._current()
+        names = list(names)
+        out: dict[str, Ranked] = {}
+        if "bm25" in names:
+            out["bm25"] = bm25.search(query, n)
+        if any(s in names for s in ("chunk", "abstract")):
+            vec = self.embed_query(query) if vector is None else vector
+            if "chunk" in names:
+                out["chunk"] = self._chunk_search(vec, n, docs)
+            if "abstract" in names:
+                out["abstract"] = self._abstract_search(vec, n, docs)
+        return out
+
+    def _chunk_search(self, vec: np.ndarray, n: int, docs: dict[str, StoredDoc]) -> Ranked:
+        total = self.store.call("counting", self.store.chunks.count)
+        want = min(n * self.settings.retrieval.chunks_per_candidate, total)
+        if want <= 0:
+            return []
+        got = self.store.call("searching", self.store.chunks.query, query_embeddings=[vec], n_results=want, include=["distances"])
+        # Chunk ids are "<doc_id>-<chunk index>" (ingest/pipeline.py): no metadata read needed.
+        owners = [cid.rsplit("-", 1)[0] for cid in got["ids"][0]]
+        sims = [1.0 - float(d) for d in got["distances"][0]]
+        return [(d, s) for d, s in max_pool(owners, sims) if d in docs][:n]
+
+    def _abstract_search(self, vec: np.ndarray, n: int, docs: dict[str, StoredDoc]) -> Ranked:
+        if not self.store.has_abstract_vectors():
+            return []
+        want = min(n, len(docs))
+        if want <= 0:
+            return []
+        got = self.store.call("searching", self.store.docs.query, query_embeddings=[vec], n_results=want, include=["distances"])
+        return [(d, 1.0 - float(x)) for d, x in zip(got["ids"][0], got["distances"][0], strict=True) if d in docs]
+
+    def retrieve(self, query: str, k: int, mode: str = "hybrid", exclude: set[str] | None = None,
+                 lists: dict[str, Ranked] | None = None) -> list[tuple[StoredDoc, float]]:
+        """The k best abstracts, one per work, with fused scores (higher is better). ``exclude``
+        drops works (leave-one-out evaluation); ``lists`` reuses signals already computed."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
-        state = self._current()
-        docs = state[1]
+        docs = self.docs()
         if not docs or not query.strip() or k <= 0:
             return []
-        # versions of one work share the candidate list: ask for a few more than k
-        n = max(self.settings.candidates, k + 5)
-        retriever = self._retrievers(state, n).get(mode)
-        if retriever is None:
-            return []
-        results = retriever.retrieve(QueryBundle(query))
-        out: list[tuple[StoredDoc, float]] = []
-        seen_works: set[str] = set()
-        for r in results:
-            doc = docs.get(r.node.node_id)
-            if doc is None or doc.work_id in seen_works:
-                continue
-            seen_works.add(doc.work_id)
-            out.append((doc, float(r.score or 0.0)))
-            if len(out) >= k:
-                break
-        return out
+        cfg = self.settings.retrieval
+        n = max(self.settings.candidates, k + 5)  # versions of one work share the list: a few more than k
+        lists = lists if lists is not None else self.signals(query, n, MODE_SIGNALS[mode])
+        lists = {s: [(d, v) for d, v in r if d in docs and (not exclude or docs[d].work_id not in exclude)]
+                 for s, r in lists.items() if s in MODE_SIGNALS[mode]}
+        fused = fuse(lists, cfg.weights(self.settings.dense_weight), cfg.fusion, cfg.rrf_k)
+        return collapse_works(fused, docs, k)
+
+
+def collapse_works(fused: Ranked, docs: dict[str, StoredDoc], k: int) -> list[tuple[StoredDoc, float]]:
+    out: list[tuple[StoredDoc, float]] = []
+    seen: set[str] = set()
+    for doc_id, score in fused:
+        doc = docs.get(doc_id)
+        if doc is None or doc.work_id in seen:
+            continue
+        seen.add(doc.work_id)
+        out.append((doc, score))
+        if len(out) >= k:
+            break
+    return out

@@ -16,6 +16,7 @@ from typing import Any
 from assistant.settings import Settings
 
 BATCH = 2000  # Chroma limits one call's size; page through bigger sets
+ABSTRACT_VECTORS = "whole-abstract-v1"  # what the docs collection's vectors are (see has_abstract_vectors)
 SERVER_TIMEOUT_S = 30.0  # a hung Chroma server: fail with a StoreError instead of waiting forever
 
 
@@ -56,9 +57,10 @@ class Store:
         self.fingerprint = fingerprint
         self.client = self._connect()
         meta = {"hnsw:space": "cosine", "embedder": fingerprint}
+        doc_meta = {**meta, "doc_vectors": ABSTRACT_VECTORS}  # a new index: whole-abstract vectors
         try:
             self.docs = self.client.get_or_create_collection(
-                f"{settings.collection_prefix}_docs", embedding_function=None, metadata=meta
+                f"{settings.collection_prefix}_docs", embedding_function=None, metadata=doc_meta
             )
             self.chunks = self.client.get_or_create_collection(
                 f"{settings.collection_prefix}_chunks", embedding_function=None, metadata=meta
@@ -163,6 +165,15 @@ class Store:
             got = self.call("reading chunks", self.chunks.get, include=["metadatas"], limit=BATCH, offset=offset)
             ids.update(str((m or {}).get("doc_id")) for m in got["metadatas"])
         return ids
+
+    def has_abstract_vectors(self) -> bool:
+        """Whether the docs collection holds one vector per whole abstract (indexes built before
+        that held the mean of the chunks; the next ingest re-embeds them)."""
+        return (self.docs.metadata or {}).get("doc_vectors") == ABSTRACT_VECTORS
+
+    def mark_abstract_vectors(self) -> None:
+        meta = {k: v for k, v in (self.docs.metadata or {}).items() if not k.startswith("hnsw:")}
+        self.call("updating the index", self.docs.modify, metadata={**meta, "doc_vectors": ABSTRACT_VECTORS})
 
     def counts(self) -> dict[str, int]:
         return {"abstracts": self.call("counting", self.docs.count), "chunks": self.call("counting", self.chunks.count)}

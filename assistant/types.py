@@ -78,6 +78,9 @@ class Answer:
     closest: list[Hit] = field(default_factory=list)  # offered when refused
     fallback_reason: str | None = None  # set when the extractive fallback replaced a failed LLM
     standalone_question: str | None = None  # the follow-up rewritten with the history
+    caveat: str | None = None  # what the sources do not state (an answer is still given unless refused)
+    fallback_from: str | None = None  # the backend that failed or declined when the text is extracted
+    relevance: float | None = None  # P(the collection answers the question), assistant/decision.py
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -20,6 +20,24 @@ from ingest.normalize import content_id, normalize_text
 EVALS_DIR = Path(__file__).resolve().parent
 DATASETS_DIR = EVALS_DIR / "datasets"
 DEV_PATH = DATASETS_DIR / "dev.jsonl"
+GENERATED_PATH = DATASETS_DIR / "generated.jsonl"
+GENERATED_UNANSWERABLE_PATH = DATASETS_DIR / "generated_unanswerable.jsonl"
+LOCKED_PATH = DATASETS_DIR / "locked.jsonl"  # hand-written release test split: never read by tuning code
+
+
+class LockedSplitError(PermissionError):
+    """Tuning or fitting code asked for the locked test split."""
+
+
+def load_for_tuning(path: Path) -> list[dict[str, Any]]:
+    """Rows of a dev-style file for tuning/fitting code; refuses the locked test split (by file or
+    by any row marked ``"split": "locked"``), so no constant can be fitted on it."""
+    if Path(path).resolve() == LOCKED_PATH.resolve() or Path(path).name.startswith("locked"):
+        raise LockedSplitError(f"{path} is the locked test split: tuning and fitting code may not read it")
+    rows = load_dev(Path(path))
+    if any(r.get("split") == "locked" for r in rows):
+        raise LockedSplitError(f"{path} holds rows of the locked test split: tuning and fitting code may not read them")
+    return rows
 
 
 @dataclass

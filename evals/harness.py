@@ -158,7 +158,7 @@ def _answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any
 
 
 def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any) -> dict[str, Any]:
-    from assistant.answering import standalone_question
+    from assistant.conversation import standalone_question
 
     docs = assistant.retriever.docs()
     by_id = {q.id: q for q in ds.questions}

@@ -144,6 +144,7 @@ def ingest_paths(
             bar.update(len(batch))
         bar.close()
 
+        upgrade_abstract_vectors(store, embedder, report)
         # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
         store.update_doc_metadata(changed)
         store.delete_docs(to_delete)
@@ -198,6 +199,26 @@ def _new_doc(doc_id: str, records: list[Record]) -> StoredDoc:
                      sources=[f"{r.path}:{r.line}" for r in records], work_id=doc_id, metadata=meta)
 
 
+def _abstract_vectors(docs: list[StoredDoc], embedder: Any, report: IngestReport) -> np.ndarray:
+    t = time.perf_counter()
+    vectors = np.asarray(embedder([d.text for d in docs]), dtype=np.float32)
+    report.embed_seconds += time.perf_counter() - t
+    return vectors
+
+
+def upgrade_abstract_vectors(store: Store, embedder: Any, report: IngestReport) -> None:
+    """An index written before abstracts had their own vector (it held the mean of the chunks):
+    re-embed every stored abstract once, then mark the collection."""
+    if store.has_abstract_vectors():
+        return
+    docs = list(store.all_docs().values())
+    for b in range(0, len(docs), EMBED_BATCH_DOCS):
+        batch = docs[b : b + EMBED_BATCH_DOCS]
+        store.call("writing abstracts", store.docs.update, ids=[d.doc_id for d in batch],
+                   embeddings=_abstract_vectors(batch, embedder, report))
+    store.mark_abstract_vectors()
+
+
 def _write_batch(batch: list[StoredDoc], store: Store, embedder: Any, report: IngestReport) -> int:
     count = getattr(embedder, "count_tokens", lambda t: len(t.split()) * 4 // 3)
     nodes: list[TextNode] = []
@@ -217,12 +238,10 @@ def _write_batch(batch: list[StoredDoc], store: Store, embedder: Any, report: In
     report.embed_seconds += time.perf_counter() - t
     store.call("writing chunks", store.chunks.upsert, ids=[n.node_id for n in nodes], embeddings=vectors,
                documents=[n.text for n in nodes], metadatas=[node_to_metadata_dict(n, remove_text=True, flat_metadata=True) for n in nodes])
-    # A doc's own vector: the normalised mean of its chunks (used for near-duplicate search and UI).
-    doc_vectors = []
+    # A doc's own vector: the whole abstract embedded once (its first 256 word pieces), the
+    # retriever's "abstract" signal (assistant/retrieval.py says why).
+    doc_vectors = _abstract_vectors(batch, embedder, report)
     owners_arr = np.asarray(owners)
-    for j in range(len(batch)):
-        v = vectors[owners_arr == j].mean(axis=0)
-        doc_vectors.append(v / (np.linalg.norm(v) or 1.0))
     for j, doc in enumerate(batch):
         doc.metadata["n_chunks"] = int((owners_arr == j).sum())
     store.call("writing abstracts", store.docs.upsert, ids=[d.doc_id for d in batch], embeddings=np.asarray(doc_vectors),

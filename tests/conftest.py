@@ -27,6 +27,8 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data dir holding the bundled corpus, ingested once per test session (embedded Chroma)."""
     data_dir = tmp_path_factory.mktemp("corpus") / "data"
+    if os.environ.get("TEST_CORPUS_FROM"):  # a developer's already-ingested copy (saves minutes)
+        shutil.copytree(os.environ["TEST_CORPUS_FROM"], data_dir)
     Assistant(data_dir=data_dir, backend="extractive").ingest([DEFAULT_CORPUS])
     return data_dir
 

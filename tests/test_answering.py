@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 
 from assistant import Answer, Assistant
-from assistant.answering import EMPTY_TEXT, MAX_QUESTION_CHARS
+from assistant.engine import EMPTY_TEXT
+from assistant.settings import AnswerSettings
+
+MAX_QUESTION_CHARS = AnswerSettings().max_question_chars
+
 
 DEV = Path(__file__).resolve().parent.parent / "evals" / "datasets" / "dev.jsonl"
 RING_Q = "How does Ring Attention let a Transformer train on sequences longer than a single device's memory would allow?"
@@ -53,7 +57,7 @@ def openai_assistant(data_dir: Path, fake: Any, share: Assistant | None = None, 
 
 def test_extractive_answers_cite_gold_abstracts(corpus: Assistant) -> None:
     """A fixed sample (every third) of the test split's answerable single-turn questions."""
-    rows = [r for r in dev_rows() if r["split"] == "test" and r["type"] not in ("unanswerable", "followup")][::3][:10]
+    rows = [r for r in dev_rows() if r["type"] not in ("unanswerable", "followup")][::3][:10]
     answers = [corpus.ask(r["question"]) for r in rows]
     good = [not a.refused and cites_gold(a, r) for a, r in zip(answers, rows, strict=True)]
     assert sum(good) >= 8, [r["id"] for r, ok in zip(rows, good, strict=True) if not ok]
@@ -174,13 +178,12 @@ class FakeModel:
 
 @pytest.mark.parametrize(("name", "window", "limit"), [("local", 4096, 700), ("openai", 128_000, 3000), ("openai", 900, 600)])
 def test_prompt_is_packed_into_the_budget(corpus: Assistant, name: str, window: int, limit: int) -> None:
-    from assistant.answering import idf_for, sentence_cache
     from assistant.evidence import score_evidence
     from assistant.prompts import build_messages, count_tokens
 
     question = "Which abstracts present transformers that classify tabular data by reading the training set in context?"
     hits = corpus.search(question, k=5)
-    evidence = score_evidence(question, [h.text for h in hits], [h.label for h in hits], sentence_cache(corpus), idf_for(corpus))
+    evidence = score_evidence(question, [h.text for h in hits], corpus.engine.cache, corpus.engine.idf())
     messages, shown = build_messages(FakeModel(name, window), evidence, [h.label for h in hits], max_answer_tokens=300)
     total = sum(count_tokens(m["content"]) for m in messages)
     assert 0 < total <= limit and shown and len(set(shown)) == len(shown)

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from assistant import Assistant
-from assistant.answering import idf_for, sentence_cache
 from assistant.citations import Verifier, parse_markers, split_answer, strip_markers
 from assistant.evidence import SentenceCache
 from assistant.prompts import as_data, render
@@ -45,7 +44,7 @@ def sentence_of(text: str, needle: str) -> str:
 @pytest.fixture()
 def verifier(sources: tuple[list[str], Assistant]) -> Verifier:
     texts, assistant = sources
-    return Verifier(texts, sentence_cache(assistant), idf_for(assistant))
+    return Verifier(texts, assistant.engine.cache, assistant.engine.idf())
 
 
 def test_correct_citations_are_kept(verifier: Verifier, sources: tuple[list[str], Assistant]) -> None:
@@ -103,10 +102,10 @@ def test_sentence_vectors_are_embedded_once(sources: tuple[list[str], Assistant]
     texts, assistant = sources
     counting = CountingEmbedder(assistant.embedder)
     cache = SentenceCache(counting)
-    Verifier(texts, cache, idf_for(assistant))
+    Verifier(texts, cache, assistant.engine.idf())
     embedded = len(counting.texts)
     ring = sentence_of(texts[0], "Ring Attention")
-    Verifier(texts, cache, idf_for(assistant)).verify(f"{ring} [1] Ring Attention removes per-device memory limits [1].")
+    Verifier(texts, cache, assistant.engine.idf()).verify(f"{ring} [1] Ring Attention removes per-device memory limits [1].")
     assert len(counting.texts) == embedded + 1  # only the claim that quotes no source sentence
 
 

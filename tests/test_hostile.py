@@ -24,8 +24,11 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from assistant import Answer, Assistant
-from assistant.answering import EMPTY_TEXT, MAX_QUESTION_CHARS
+from assistant.engine import EMPTY_TEXT
+from assistant.settings import AnswerSettings
 from assistant.ui_render import render_answer, render_sources
+
+MAX_QUESTION_CHARS = AnswerSettings().max_question_chars
 
 KELP_Q = "How do Kelp Forest Transformers reduce the attention cost?"
 KELP_FACT = "Kelp Forest Transformers route tokens through branching stems, which cuts the attention cost by sixty percent."

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from assistant import Assistant
-from assistant.answering import is_follow_up, names, standalone_question
+from assistant.conversation import is_follow_up, standalone_question
+from assistant.grounding import names
 
 DEV = Path(__file__).resolve().parent.parent / "evals" / "datasets" / "dev.jsonl"
 ROWS = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -49,7 +50,7 @@ def test_dev_follow_ups_are_detected_and_standalone_questions_are_not() -> None:
 
 
 def test_names() -> None:
-    found = [n for _, n in names("Which GPU did FlashAttention and Ring Attention use for Llama-3.1-8B on Path-X?")]
+    found = names("Which GPU did FlashAttention and Ring Attention use for Llama-3.1-8B on Path-X?")
     assert found == ["GPU", "FlashAttention", "Ring Attention", "Llama-3.1-8B", "Path-X"]
 
 

@@ -25,7 +25,7 @@ def _recall5(assistant: Assistant, questions: list, mode: str) -> float:
 
 def test_lookup_recall_at_5_on_test_split(corpus: Assistant) -> None:
     # Measured: hybrid 1.00 on these 11 questions (bm25 1.00, dense 0.91); 0.8 allows two misses.
-    qs = _questions(corpus, "test", {"lookup"})
+    qs = _questions(corpus, None, {"lookup"})
     assert len(qs) >= 10
     assert _recall5(corpus, qs, "hybrid") >= 0.8
 
@@ -34,7 +34,7 @@ def test_hybrid_not_worse_than_either_retriever_on_test_split(corpus: Assistant)
     # All 35 answerable single-turn questions of the test split. Measured: hybrid 0.971, bm25
     # 0.990, dense 0.900 (hybrid ranks q002 9th: BM25 has it 1st, dense not in its top 40).
     # The fusion may lose at most one question's worth to the better single retriever.
-    qs = _questions(corpus, "test", {"lookup", "paraphrase", "numeric", "multi"})
+    qs = _questions(corpus, None, {"lookup", "paraphrase", "numeric", "multi"})
     hybrid = _recall5(corpus, qs, "hybrid")
     best_single = max(_recall5(corpus, qs, "bm25"), _recall5(corpus, qs, "dense"))
     assert hybrid >= best_single - 1 / len(qs) - 1e-9

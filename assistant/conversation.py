@@ -1,0 +1,57 @@
+"""Follow-up questions in a conversation: detection and the standalone retrieval query.
+
+A follow-up leans on the conversation ("And how much memory does it save?"): it opens with a
+connective, is very short, or refers back with a pronoun or a definite description ("the
+method") before naming anything of its own. These are the ways English marks anaphora; the
+lists below are closed word classes (pronouns, connectives), not words taken from questions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.grounding import names
+from assistant.text import tokens
+
+_CONNECTIVE = re.compile(r"^\s*(and|also|so|then|what about|how about|and what about)\b", re.I)
+_ANAPHOR = re.compile(r"\b(it|it's|they|them|the (?:method|model|paper|work|approach|authors)|"
+                      r"(?:this|that|these|those)\s+\w+\s*[,?.!])", re.I)
+_POSSESSIVE = re.compile(r"\b(its|their)\b", re.I)
+
+
+def previous_question(history: list[dict[str, str]]) -> str:
+    users = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
+    return users[-1] if users else ""
+
+
+def is_follow_up(question: str, history: list[dict[str, str]], short_terms: int = 8) -> bool:
+    """See the module docstring. ``short_terms``: a longer question carries its own referents."""
+    if not previous_question(history):
+        return False
+    own = names(question)
+    n_terms = len(tokens(question))
+    if (n_terms <= 2 and not own) or _CONNECTIVE.search(question):
+        return True
+    if n_terms > short_terms:
+        return False
+    first_name = min((question.find(n) for n in own), default=len(question))
+    if (m := _ANAPHOR.search(question)) and m.start() < first_name:
+        return True
+    return bool(_POSSESSIVE.search(question)) and not own
+
+
+def standalone_question(question: str, history: list[dict[str, str]], short_terms: int = 8) -> str:
+    """The retrieval query: a follow-up gets the previous question prepended (heuristic; the
+    openai backend asks the model to rewrite it instead)."""
+    if is_follow_up(question, history, short_terms):
+        return f"{previous_question(history)} {question}"
+    return question
+
+
+def evidence_question(question: str, history: list[dict[str, str]], top_text: str, short_terms: int = 8) -> str:
+    """What evidence is scored against: a follow-up plus those names of its previous question
+    that the top abstract holds."""
+    if not is_follow_up(question, history, short_terms) or not top_text:
+        return question
+    found = [n for n in names(previous_question(history)) if n.lower() in top_text.lower()]
+    return f"{question} ({', '.join(dict.fromkeys(found))})" if found else question

@@ -1,0 +1,69 @@
+"""Whether and how to answer: ``answer``, ``caveat`` (answer, saying what no source states) or
+``refuse`` (no answer: the collection does not cover the question).
+
+Two signals, both argued from what a question is, not from any question set:
+
+- **Relevance**: how well the best abstract matches the question at all — its best MiniLM cosine
+  (whole-abstract or chunk vector), the IDF-weighted share of the question's terms it holds, and
+  its best sentence's cosine and term share. A logistic score of these four, fitted by
+  ``python -m evals.fit decision`` on leave-one-out data: each answerable question asked once
+  with its gold abstract in the index (answerable) and once with it removed (the collection no
+  longer answers it). The refusal threshold is chosen by cross-validation to keep refusals of
+  answerable questions rare (a refusal of a plainly answerable question is the worst outcome).
+- **Grounding** (``assistant.grounding``): names and numbers of the question that no retrieved
+  abstract mentions. The topic may be covered, but not the thing asked about: the answer then
+  says so first ("None of the abstracts mentions FlashAttention-3.") and gives what the closest
+  sources do state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical")
+
+
+@dataclass
+class Decision:
+    outcome: str  # "answer", "caveat" or "refuse"
+    relevance: float  # P(the collection answers the question), from the fitted logistic score
+    missing: list[str] = field(default_factory=list)  # names/numbers no source mentions
+    features: dict[str, float] = field(default_factory=dict)
+
+
+def features(top_id: str, lists: dict[str, list[tuple[str, float]]], top_lexical: float,
+             top_sentences: list[Any]) -> dict[str, float]:
+    """The relevance features of the top abstract (see the module docstring)."""
+    dense = []
+    for name in ("chunk", "abstract"):
+        ranked = lists.get(name) or []
+        score = next((s for d, s in ranked if d == top_id), None)
+        if score is None and ranked:  # not in that list's candidates: at most its last score
+            score = ranked[-1][1]
+        if score is not None:
+            dense.append(score)
+    return {
+        "dense": max(dense, default=0.0),
+        "lexical": top_lexical,
+        "sentence_dense": max((s.dense for s in top_sentences), default=0.0),
+        "sentence_lexical": max((s.lexical for s in top_sentences), default=0.0),
+    }
+
+
+def relevance(feats: dict[str, float], weights: dict[str, float], bias: float) -> float:
+    z = bias + sum(weights.get(k, 0.0) * feats.get(k, 0.0) for k in FEATURES)
+    return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+def decide(feats: dict[str, float], missing: list[str], cfg: Any) -> Decision:
+    """``cfg`` is ``settings.decision`` (weights, bias, thresholds)."""
+    p = relevance(feats, cfg.weights(), cfg.bias)
+    if p < cfg.refuse_below:
+        outcome = "refuse"
+    elif missing or p < cfg.caveat_below:
+        outcome = "caveat"
+    else:
+        outcome = "answer"
+    return Decision(outcome, p, missing, feats)

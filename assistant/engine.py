@@ -1,0 +1,287 @@
+"""The answering engine: question -> retrieval -> evidence -> decision -> answer -> verification.
+
+``AnswerEngine`` owns the parts and caches of one index (retriever, sentence vectors, IDF) and
+streams text deltas followed by the final, verified ``Answer``. The answer comes from the
+extractive engine or an LLM backend given the selected evidence (``assistant.backends``); every
+citation is then checked against the cited abstract (``assistant.citations``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant import decision as decision_mod
+from assistant.citations import Verifier
+from assistant.conversation import evidence_question, standalone_question
+from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
+from assistant.extractive import choose, draft
+from assistant.grounding import missing_names
+from assistant.hits import to_hit
+from assistant.prompts import build_messages, condense_messages, count_tokens
+from assistant.retrieval import HybridRetriever
+from assistant.settings import Settings
+from assistant.store import StoredDoc
+from assistant.types import Answer, Citation
+from assistant.types import Evidence as EvidenceSpan
+
+REFUSAL_TEXT = "The collection does not answer this question."
+EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
+MODEL_REFUSAL = "NOT IN SOURCES"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+Hits = list[tuple[StoredDoc, float]]
+
+
+@dataclass
+class Turn:
+    """One question on its way through the engine."""
+
+    question: str
+    history: list[dict[str, str]]
+    backend: str
+    k: int
+    exclude: set[str] | None = None
+    note: str = ""
+    t0: float = field(default_factory=time.perf_counter)
+    timings: dict[str, float] = field(default_factory=dict)
+    hits: Hits = field(default_factory=list)
+    lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # each signal's ranked list
+    asked: str = ""  # what evidence is scored against
+    evidence: Evidence | None = None
+    decision: decision_mod.Decision | None = None
+
+
+class AnswerEngine:
+    def __init__(self, settings: Settings, retriever: HybridRetriever, cache: SentenceCache,
+                 model_factory: Callable[[str, Settings], Any]) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self.cache = cache
+        self.model_factory = model_factory
+        self._idf: tuple[Any, Idf] | None = None
+
+    def idf(self) -> Idf:
+        docs = self.retriever.docs()
+        if self._idf is None or self._idf[0] is not docs:
+            self._idf = (docs, Idf(d.text for d in docs.values()))
+        return self._idf[1]
+
+    # --- the pipeline ---------------------------------------------------------------------------
+    def analyze(self, question: str, k: int, exclude: set[str] | None = None,
+                history: list[dict[str, str]] | None = None) -> Turn:
+        """Retrieval, evidence and the decision for ``question``, without answering (for the fit
+        and evaluation scripts)."""
+        turn = Turn(question, history or [], "extractive", k, exclude)
+        self._retrieve(turn, Answer(question=question, text=""))
+        self._decide(turn)
+        return turn
+
+    def stream(self, question: str, history: list[dict[str, str]], backend: str, k: int,
+               exclude: set[str] | None = None) -> Iterator[str | Answer]:
+        turn = Turn(" ".join(_CONTROL.sub(" ", question or "").split()), history, backend, k, exclude)
+        base = Answer(question=turn.question, text="", backend=backend)
+        if not terms(turn.question):
+            base.text, base.refused = EMPTY_TEXT, True
+            yield self._finish(base, turn)
+            return
+        limit = self.settings.answer.max_question_chars
+        if len(turn.question) > limit:
+            turn.question = turn.question[:limit].rsplit(" ", 1)[0]
+            base.question = turn.question
+            turn.note = f"(Only the first {limit:,} characters of the question were used.)"
+        self._retrieve(turn, base)
+        self._decide(turn)
+        assert turn.decision is not None
+        if turn.decision.outcome == "refuse":
+            yield self._refusal(base, turn)
+            return
+        if backend == "extractive":
+            answer = self._extractive(base, turn)
+            yield answer.text
+            yield self._finish(answer, turn)
+            return
+        yield from self._llm(base, turn)
+
+    def _retrieve(self, turn: Turn, base: Answer) -> None:
+        query = standalone_question(turn.question, turn.history, self.settings.answer.short_question_terms)
+        condensed = query != turn.question and turn.backend == "openai"
+        if condensed:
+            query = self._condense(turn, base)
+        base.standalone_question = query if query != turn.question else None
+        n = max(self.settings.candidates, turn.k + 5)
+        turn.lists = self.retriever.signals(query, n)
+        turn.hits = self.retriever.retrieve(query, turn.k, exclude=turn.exclude, lists=turn.lists)
+        turn.asked = query if condensed else evidence_question(turn.question, turn.history, turn.hits[0][0].original if turn.hits else "", self.settings.answer.short_question_terms)
+        turn.timings["retrieve"] = time.perf_counter() - turn.t0
+
+    def _decide(self, turn: Turn) -> None:
+        t = time.perf_counter()
+        if not turn.hits:
+            turn.decision = decision_mod.Decision("refuse", 0.0)
+            return
+        read = turn.hits[: self.settings.answer.evidence_docs]
+        idf = self.idf()
+        turn.evidence = score_evidence(turn.asked, [d.original for d, _ in read], self.cache, idf)
+        top = turn.hits[0][0]
+        feats = decision_mod.features(top.doc_id, turn.lists, coverage(terms(turn.asked), set(terms(top.text)), idf),
+                                      turn.evidence.of_doc(0))
+        missing = missing_names(turn.question, [d.original for d, _ in turn.hits])
+        turn.decision = decision_mod.decide(feats, missing, self.settings.decision)
+        turn.timings["evidence"] = time.perf_counter() - t
+
+    # --- outcomes -------------------------------------------------------------------------------
+    def _extractive(self, base: Answer, turn: Turn) -> Answer:
+        assert turn.evidence is not None
+        chosen = choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer)
+        answer = self._verified(base, turn.hits, draft(chosen))
+        return self._caveated(answer, turn)
+
+    def _caveated(self, answer: Answer, turn: Turn, model_declined: bool = False) -> Answer:
+        d = turn.decision
+        if d is None or (d.outcome != "caveat" and not model_declined) or not answer.citations:
+            return answer
+        answer.caveat = caveat_text(d.missing, model_declined)
+        answer.text = f"{answer.caveat} {answer.text}"
+        return answer
+
+    def _refusal(self, base: Answer, turn: Turn) -> Answer:
+        base.refused = True
+        base.text = REFUSAL_TEXT
+        missing = turn.decision.missing if turn.decision else []
+        if missing:
+            base.text += f" None of the abstracts found mentions {_join(missing)}."
+            base.caveat = base.text
+        base.closest = [to_hit(doc, score, i + 1) for i, (doc, score) in enumerate(turn.hits[:3])]
+        if base.closest:
+            base.text += " The closest abstracts are listed below; none of them states it."
+        return self._finish(base, turn)
+
+    def _llm(self, base: Answer, turn: Turn) -> Iterator[str | Answer]:
+        from assistant.backends import LLMError
+
+        settings = self.settings
+        assert turn.evidence is not None
+        try:
+            model = self.model_factory(turn.backend, settings)
+            messages, shown = build_messages(model, turn.evidence, [d.label for d, _ in turn.hits], settings.max_answer_tokens)
+            t = time.perf_counter()
+            parts: list[str] = []
+            for delta in model.stream(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature):
+                if not parts:
+                    turn.timings["first_token"] = time.perf_counter() - turn.t0
+                parts.append(delta)
+                yield delta
+            turn.timings["generate"] = time.perf_counter() - t
+        except (LLMError, RuntimeError, ValueError) as exc:
+            answer = self._fallback(base, turn, f"the {turn.backend} backend failed, so this answer was extracted from the sources: {exc}")
+            yield "\n\n" + answer.text
+            yield self._finish(answer, turn)
+            return
+        raw = "".join(parts).strip()
+        add_usage(base, model, messages, raw)
+        yield self._after_model(base, turn, raw, [turn.hits[i] for i in shown])
+
+    def _after_model(self, base: Answer, turn: Turn, raw: str, shown: Hits) -> Answer:
+        if not raw or MODEL_REFUSAL.lower() in raw.lower():
+            return self._model_declined(base, turn)
+        t = time.perf_counter()
+        answer = self._caveated(self._verified(base, shown, raw), turn)
+        turn.timings["verify"] = time.perf_counter() - t
+        if not answer.citations:
+            answer = self._fallback(base, turn, "no sentence of the model's answer was supported by the sources; answered from the evidence")
+        return self._finish(answer, turn)
+
+    def _model_declined(self, base: Answer, turn: Turn) -> Answer:
+        """The model's NOT IN SOURCES is heard: with a name no source mentions, or a weak match,
+        it is a refusal; otherwise the closest statements are given, saying the model found no
+        direct answer in them."""
+        d = turn.decision
+        if d is not None and d.outcome == "caveat":
+            return self._refusal(base, turn)
+        answer = self._verified(base, turn.hits, draft(choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer)))  # type: ignore[arg-type]
+        answer = self._caveated(answer, turn, model_declined=True)
+        answer.fallback_reason = "the model found no direct answer in the sources; the closest statements are quoted"
+        return self._finish(answer, turn)
+
+    def _fallback(self, base: Answer, turn: Turn, reason: str) -> Answer:
+        answer = self._extractive(base, turn)
+        answer.fallback_from = turn.backend
+        answer.backend = f"{turn.backend}→extractive"  # public contract: the text is the extractive one
+        answer.fallback_reason = reason
+        return answer
+
+    def _condense(self, turn: Turn, base: Answer) -> str:
+        """The follow-up rewritten as a standalone question by the LLM; the heuristic if that fails."""
+        from assistant.backends import LLMError
+
+        t = time.perf_counter()
+        try:
+            model = self.model_factory("openai", self.settings)
+            messages = condense_messages(turn.question, turn.history)
+            text = model.complete(messages, max_tokens=80, temperature=0.0).strip().strip('"').splitlines()
+            add_usage(base, model, messages, "\n".join(text))
+            rewritten = text[0].strip() if text else ""
+        except (LLMError, RuntimeError, ValueError):
+            rewritten = ""
+        turn.timings["condense"] = time.perf_counter() - t
+        return rewritten if terms(rewritten) else standalone_question(turn.question, turn.history)
+
+    # --- shared pieces --------------------------------------------------------------------------
+    def _verified(self, base: Answer, hits: Hits, raw: str) -> Answer:
+        result = Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), self.settings.verify).verify(raw)
+        base.text = result.text
+        base.sentences = result.sentences
+        base.citations = citations(hits, result.order, result.evidence)
+        return base
+
+    def _finish(self, answer: Answer, turn: Turn) -> Answer:
+        if turn.note:
+            answer.text = f"{answer.text}\n\n{turn.note}"
+        turn.timings["total"] = time.perf_counter() - turn.t0
+        answer.timings = {k: round(v, 3) for k, v in turn.timings.items()}
+        if turn.decision is not None:
+            answer.relevance = round(turn.decision.relevance, 3)
+        return answer
+
+
+def caveat_text(missing: list[str], model_declined: bool = False) -> str:
+    if missing:
+        return f"None of the abstracts found mentions {_join(missing)}; the closest ones state:"
+    if model_declined:
+        return "The model found no direct answer in the abstracts; the closest statements are:"
+    return "The abstracts found may not answer this directly; the closest statements are:"
+
+
+def _join(items: list[str]) -> str:
+    quoted = [f'"{x}"' for x in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def citations(hits: Hits, order: list[int], spans: dict[int, list[EvidenceSpan]]) -> list[Citation]:
+    out = []
+    for n, i in enumerate(order, start=1):
+        doc, score = hits[i]
+        hit = to_hit(doc, score, i + 1)
+        out.append(Citation(n=n, doc_id=doc.doc_id, label=doc.label, text=doc.original, source=hit.source,
+                            evidence=sorted(spans.get(i, []), key=lambda e: e.start), score=round(score, 4)))
+    return out
+
+
+def add_usage(answer: Answer, model: Any, messages: list[dict[str, str]], completion: str) -> None:
+    """Add one LLM call's tokens (the server's count when it sent one, else tiktoken's) and cost."""
+    reported = getattr(model, "last_usage", None) or {}
+    prompt = int(reported.get("prompt_tokens") or sum(count_tokens(m["content"]) for m in messages))
+    done = int(reported.get("completion_tokens") or count_tokens(completion))
+    usage = answer.usage
+    usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + prompt
+    usage["completion_tokens"] = usage.get("completion_tokens", 0) + done
+    usage["model"] = model.model
+    if model.name == "openai":
+        from assistant.backends.openai_backend import estimate_cost
+
+        cost = estimate_cost(model.model, usage["prompt_tokens"], usage["completion_tokens"])
+        if cost is not None:
+            usage["cost_usd"] = round(cost, 6)

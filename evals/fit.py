@@ -1,0 +1,331 @@
+"""Fit the behavioural constants by k-fold cross-validation (never on the locked test split).
+
+    python -m evals.fit retrieval [--data-dir D] [--folds 5]   # fusion method and signal weights
+    python -m evals.fit decision  [--data-dir D]               # refusal: logistic weights, thresholds
+    python -m evals.fit answer    [--data-dir D]               # extractive sentence choice
+    python -m evals.fit all
+
+Tuning data: the dev set (all of it: its old tune/test split is retired, the test half having
+been read while the old refusal was designed), the generated set (evals/generated.jsonl, one
+question per abstract, made by the packaged model), and for ``decision`` the leave-one-out
+copies of every answerable question (asked with its gold work excluded from retrieval) plus the
+generated absent-name unanswerables. Each run writes ``evals/fits/<part>.json``: the chosen
+constants (fitted on all the data), the held-out figures of each fold (chosen on the other
+folds) as mean +- standard deviation, and the naive baseline on the same folds. The values go
+into ``assistant/settings.py`` by hand, each with a comment naming its fit file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evals.data import (
+    DEV_PATH,
+    GENERATED_PATH,
+    GENERATED_UNANSWERABLE_PATH,
+    load_for_tuning,
+    resolve_anchors,
+)
+from evals.metrics import key_point_coverage, ndcg_at_k, recall_at_k
+
+FITS_DIR = Path(__file__).resolve().parent / "fits"
+SEED = 13
+NAIVE = {"method": "rrf", "weights": {"bm25": 1.0, "abstract": 1.0}}  # BM25 + one vector per abstract, RRF k=60
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --- data ----------------------------------------------------------------------------------------
+def tuning_questions(assistant: Any, sets: list[str]) -> list[Any]:
+    """Single-turn questions of the tuning sets with their gold works (unanswerable: empty gold)."""
+    paths = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH}
+    docs = assistant.retriever.docs()
+    out = []
+    for name in sets:
+        path = paths[name]
+        if not path.exists():
+            log(f"  {path.name}: not there, skipped")
+            continue
+        qs, problems = resolve_anchors([r for r in load_for_tuning(path) if not r.get("previous")], docs)
+        for q in qs:
+            q.raw["_set"] = name
+        out += [q for q in qs if q.gold or q.type == "unanswerable"]
+        log(f"  {name}: {len(qs)} questions ({len(problems)} anchor problems)")
+    return out
+
+
+def folds(items: list[Any], k: int) -> list[list[int]]:
+    """Indices split into k folds, stratified by tuning set, seeded."""
+    by_set: dict[str, list[int]] = {}
+    for i, q in enumerate(items):
+        by_set.setdefault(q.raw.get("_set", ""), []).append(i)
+    out: list[list[int]] = [[] for _ in range(k)]
+    rng = random.Random(SEED)
+    for idx in by_set.values():
+        rng.shuffle(idx)
+        for j, i in enumerate(idx):
+            out[j % k].append(i)
+    return out
+
+
+def cv(items: list[Any], configs: list[Any], score: Any, k: int) -> tuple[list[float], list[Any]]:
+    """For each fold: the config with the best score on the other folds, and its held-out score.
+    ``score(config, indices) -> float``."""
+    held, chosen = [], []
+    parts = folds(items, k)
+    for f in range(k):
+        train = [i for g, p in enumerate(parts) if g != f for i in p]
+        best = max(configs, key=lambda c: score(c, train))
+        chosen.append(best)
+        held.append(score(best, parts[f]))
+    return held, chosen
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"mean": round(statistics.fmean(values), 4), "sd": round(statistics.pstdev(values), 4)}
+
+
+def write_fit(part: str, payload: dict[str, Any]) -> Path:
+    FITS_DIR.mkdir(exist_ok=True)
+    path = FITS_DIR / f"{part}.json"
+    payload = {"command": "python -m " + " ".join(["evals.fit", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d"), **payload}
+    path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote {path}")
+    return path
+
+
+def open_assistant(data_dir: str | None) -> Any:
+    from assistant import Assistant
+
+    a = Assistant(data_dir=data_dir, backend="extractive") if data_dir else Assistant(backend="extractive")
+    if not a.retriever.docs():
+        a.ingest()
+    return a
+
+
+def by_set_mean(items: list[Any], idx: list[int], value: Any) -> float:
+    """Mean of ``value(i)`` per tuning set, then the mean of the sets (each set weighs the same)."""
+    groups: dict[str, list[float]] = {}
+    for i in idx:
+        groups.setdefault(items[i].raw.get("_set", ""), []).append(value(i))
+    return statistics.fmean(statistics.fmean(v) for v in groups.values()) if groups else 0.0
+
+
+# --- retrieval -----------------------------------------------------------------------------------
+def retrieval_configs() -> list[dict[str, Any]]:
+    grid = [round(x, 2) for x in np.arange(0.0, 1.01, 0.1)]
+    out = []
+    for wc, wa in itertools.product(grid, grid):
+        wb = round(1.0 - wc - wa, 2)
+        if wb < -1e-9:
+            continue
+        for method in ("dist", "rrf"):
+            out.append({"method": method, "weights": {"chunk": wc, "abstract": wa, "bm25": max(wb, 0.0)}})
+    return out
+
+
+def fit_retrieval(assistant: Any, sets: list[str], k: int) -> dict[str, Any]:
+    from assistant.retrieval import collapse_works, fuse
+
+    items = [q for q in tuning_questions(assistant, sets) if q.gold]
+    docs = assistant.retriever.docs()
+    n = assistant.settings.candidates
+    log(f"retrieval: {len(items)} questions; computing each signal's top {n} ...")
+    lists = [assistant.retriever.signals(q.text, n) for q in items]
+    cache: dict[tuple[int, str], tuple[float, float]] = {}
+
+    def metrics(cfg: dict[str, Any], i: int) -> tuple[float, float]:
+        key = (i, json.dumps(cfg, sort_keys=True))
+        if key not in cache:
+            fused = fuse(lists[i], cfg["weights"], cfg["method"])
+            works = [d.work_id for d, _ in collapse_works(fused, docs, 10)]
+            cache[key] = (ndcg_at_k(items[i].gold, works, 10), recall_at_k(items[i].gold, works, 5))
+        return cache[key]
+
+    def score(cfg: dict[str, Any], idx: list[int]) -> float:
+        return by_set_mean(items, idx, lambda i: metrics(cfg, i)[0])
+
+    configs = retrieval_configs()
+    held, chosen = cv(items, configs, score, k)
+    parts = folds(items, k)
+    report: dict[str, Any] = {"questions": {s: sum(1 for q in items if q.raw["_set"] == s) for s in sets}, "folds": k}
+    for name, pick in (("fitted", lambda f: chosen[f]), ("naive_baseline", lambda f: NAIVE),
+                       ("bm25_only", lambda f: {"method": "dist", "weights": {"bm25": 1.0}}),
+                       ("dense_only", lambda f: {"method": "dist", "weights": {"chunk": 0.5, "abstract": 0.5}})):
+        rows = {}
+        for s in sets + ["all"]:
+            for m, j in (("ndcg@10", 0), ("recall@5", 1)):
+                vals = []
+                for f in range(k):
+                    idx = [i for i in parts[f] if s == "all" or items[i].raw["_set"] == s]
+                    if idx:
+                        vals.append(statistics.fmean(metrics(pick(f), i)[j] for i in idx))
+                if vals:
+                    rows[f"{s}.{m}"] = spread(vals)
+        report[name] = rows
+    best = max(configs, key=lambda c: score(c, list(range(len(items)))))
+    report["held_out_ndcg_by_fold"] = [round(v, 4) for v in held]
+    report["chosen_per_fold"] = chosen
+    report["chosen"] = best
+    return report
+
+
+# --- decision ------------------------------------------------------------------------------------
+def decision_rows(assistant: Any, sets: list[str]) -> tuple[list[Any], np.ndarray, np.ndarray, list[str], list[bool]]:
+    """Each answerable question as asked (label 1) and leave-one-out (label 0), and each
+    unanswerable one (label 0): features, labels, kinds and whether a name was missing."""
+    from assistant.decision import FEATURES
+
+    items, feats, labels, kinds, missing = [], [], [], [], []
+    engine = assistant.engine
+    k = assistant.settings.top_k
+    for q in tuning_questions(assistant, sets):
+        runs = [("answerable", None, 1), ("loo", q.gold, 0)] if q.gold else [("unanswerable", None, 0)]
+        for kind, exclude, label in runs:
+            turn = engine.analyze(q.text, k, exclude=exclude)
+            d = turn.decision
+            items.append(q)
+            feats.append([d.features.get(f, 0.0) for f in FEATURES] if d.features else [0.0] * len(FEATURES))
+            labels.append(label)
+            kinds.append(kind)
+            missing.append(bool(d.missing))
+    return items, np.asarray(feats, dtype=np.float64), np.asarray(labels, dtype=np.float64), kinds, missing
+
+
+def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression by Newton's method: weights and bias."""
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(xb.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xb @ w, -50, 50)))
+        grad = xb.T @ (p - y) + l2 * np.r_[w[:-1], 0.0]
+        hess = xb.T @ (xb * (p * (1 - p))[:, None]) + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hess, grad)
+    return w[:-1], float(w[-1])
+
+
+def thresholds(p_pos: np.ndarray, refuse_rate: float, caveat_rate: float) -> tuple[float, float]:
+    """Refuse below the ``refuse_rate`` quantile of the answerable questions' relevance, caveat
+    below the ``caveat_rate`` quantile: the share of plainly answerable questions refused (the
+    worst outcome) or hedged is bounded by policy, the rest is learned."""
+    return float(np.quantile(p_pos, refuse_rate)), float(np.quantile(p_pos, caveat_rate))
+
+
+def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float) -> list[str]:
+    return ["refuse" if pi < t_ref else "caveat" if (m or pi < t_cav) else "answer" for pi, m in zip(p, missing, strict=True)]
+
+
+def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, caveat_rate: float) -> dict[str, Any]:
+    from assistant.decision import FEATURES
+
+    items, x, y, kinds, missing = decision_rows(assistant, sets)
+    log(f"decision: {len(y)} rows ({int(y.sum())} answerable)")
+    ids = sorted({q.id for q in items})
+    rng = random.Random(SEED)
+    rng.shuffle(ids)
+    fold_of = {qid: j % k for j, qid in enumerate(ids)}  # both copies of a question in one fold
+    held: dict[str, list[float]] = {}
+    for f in range(k):
+        tr = np.array([fold_of[q.id] != f for q in items])
+        w, b = logistic(x[tr], y[tr])
+        p_tr = 1 / (1 + np.exp(-(x[tr] @ w + b)))
+        t_ref, t_cav = thresholds(p_tr[y[tr] == 1], refuse_rate, caveat_rate)
+        te = ~tr
+        p_te = 1 / (1 + np.exp(-(x[te] @ w + b)))
+        outs = outcomes(p_te, [m for m, t in zip(missing, te, strict=True) if t], t_ref, t_cav)
+        te_kinds = [kd for kd, t in zip(kinds, te, strict=True) if t]
+        for kind in ("answerable", "loo", "unanswerable"):
+            sel = [o for o, kd in zip(outs, te_kinds, strict=True) if kd == kind]
+            if sel:
+                held.setdefault(f"{kind}.refused", []).append(sum(o == "refuse" for o in sel) / len(sel))
+                held.setdefault(f"{kind}.caveated", []).append(sum(o == "caveat" for o in sel) / len(sel))
+                held.setdefault(f"{kind}.refused_or_caveated", []).append(sum(o != "answer" for o in sel) / len(sel))
+    w, b = logistic(x, y)
+    p_all = 1 / (1 + np.exp(-(x @ w + b)))
+    t_ref, t_cav = thresholds(p_all[y == 1], refuse_rate, caveat_rate)
+    return {"rows": {kd: kinds.count(kd) for kd in ("answerable", "loo", "unanswerable")}, "folds": k,
+            "policy": {"refuse_rate": refuse_rate, "caveat_rate": caveat_rate},
+            "held_out": {key: spread(v) for key, v in sorted(held.items())},
+            "chosen": {"bias": round(b, 3), **{f"w_{f}": round(float(v), 3) for f, v in zip(FEATURES, w, strict=True)},
+                       "refuse_below": round(t_ref, 4), "caveat_below": round(t_cav, 4)}}
+
+
+# --- extractive answer ---------------------------------------------------------------------------
+def answer_configs() -> list[dict[str, Any]]:
+    grid = itertools.product((0.2, 0.4, 0.6), (0.0, 0.3, 0.6), (2, 3), (0.8, 0.9, 1.0))
+    return [{"lexical_weight": a, "retrieval_prior": b, "top_doc_sentences": c, "other_doc_share": d} for a, b, c, d in grid]
+
+
+def fit_answer(assistant: Any, sets: list[str], k: int) -> dict[str, Any]:
+    from assistant.extractive import choose
+
+    items = [q for q in tuning_questions(assistant, sets) if q.gold and q.key_points]
+    base = assistant.settings.answer
+    turns = [assistant.engine.analyze(q.text, assistant.settings.top_k) for q in items]
+    log(f"answer: {len(items)} questions with key points")
+    cache: dict[tuple[int, str], tuple[float, float]] = {}
+
+    def metrics(cfg: dict[str, Any], i: int) -> tuple[float, float]:
+        key = (i, json.dumps(cfg, sort_keys=True))
+        if key not in cache:
+            t = turns[i]
+            chosen = choose(t.evidence, [s for _, s in t.hits], base.model_copy(update=cfg)) if t.evidence else []
+            text = " ".join(s.text for s in chosen)
+            works = [t.hits[s.doc_index][0].work_id for s in chosen]
+            cp = sum(w in items[i].gold for w in works) / len(works) if works else 0.0
+            cache[key] = (key_point_coverage(text, items[i].key_points), cp)
+        return cache[key]
+
+    def score(cfg: dict[str, Any], idx: list[int]) -> float:
+        return by_set_mean(items, idx, lambda i: sum(metrics(cfg, i)))
+
+    configs = answer_configs()
+    held, chosen = cv(items, configs, score, k)
+    parts = folds(items, k)
+    rows = {}
+    for name, j in (("key_points", 0), ("citation_precision", 1)):
+        rows[name] = spread([statistics.fmean(metrics(chosen[f], i)[j] for i in parts[f]) for f in range(k)])
+    best = max(configs, key=lambda c: score(c, list(range(len(items)))))
+    return {"questions": len(items), "folds": k, "held_out": rows, "chosen_per_fold": chosen, "chosen": best}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.fit", description=__doc__.split("\n\n")[0])
+    ap.add_argument("part", choices=["retrieval", "decision", "answer", "all"])
+    ap.add_argument("--data-dir", help="an index of the bundled corpus (default: ./.assistant, ingested if empty)")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--sets", default="dev,generated", help="tuning sets (comma-separated): dev, generated")
+    ap.add_argument("--refuse-rate", type=float, default=0.02, help="policy: share of answerable questions refused")
+    ap.add_argument("--caveat-rate", type=float, default=0.10, help="policy: share of answerable questions hedged")
+    args = ap.parse_args(argv)
+    sets = [s for s in args.sets.split(",") if s]
+    assistant = open_assistant(args.data_dir)
+    parts = ["retrieval", "decision", "answer"] if args.part == "all" else [args.part]
+    for part in parts:
+        t = time.perf_counter()
+        if part == "retrieval":
+            out = fit_retrieval(assistant, sets, args.folds)
+        elif part == "decision":
+            out = fit_decision(assistant, sets + ["generated_unanswerable"], args.folds, args.refuse_rate, args.caveat_rate)
+        else:
+            out = fit_answer(assistant, sets, args.folds)
+        out["seconds"] = round(time.perf_counter() - t, 1)
+        write_fit(part, out)
+        print(json.dumps({part: {k: v for k, v in out.items() if k not in ("chosen_per_fold",)}}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
