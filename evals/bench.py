@@ -49,7 +49,7 @@ def _ok(flag: bool | None) -> str:
     return "" if flag is None else ("ok" if flag else "MISSED")
 
 
-EMBED_BATCH = 256  # texts per embedder call: ingest/pipeline.py's BATCH_DOCS (64) x ~4 chunks per abstract
+EMBED_BATCH = 256  # texts per embedder call: ingest/pipeline.py's EMBED_BATCH_DOCS (64) x ~4 chunks per abstract
 
 
 # --- ingest -------------------------------------------------------------------------------------
