@@ -6,7 +6,15 @@ import bm25s
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.text import CONTROL, NO_SPACE_SCRIPT, name_like, split_sentences, stemmer, stopwords, tokens
+from assistant.text import (
+    CONTROL,
+    NO_SPACE_SCRIPT,
+    name_like,
+    split_sentences,
+    stemmer,
+    stopwords,
+    tokens,
+)
 
 
 def test_tokens_are_bm25s_tokens() -> None:
