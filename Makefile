@@ -32,8 +32,10 @@ run: $(VENV)/.installed-local
 test: $(VENV)/.installed-$(subst $(comma),+,$(TEST_EXTRAS))
 	$(BIN)/python -m pytest -q
 
-lint: $(VENV)/.installed-dev
+# Style (ruff) and the import layers in .importlinter (import-linter).
+lint: $(VENV)/.installed-$(subst $(comma),+,$(TEST_EXTRAS))
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 # Evaluation (dev set and SciFact-2101 test, side by side) and speed benchmarks.
 eval: $(VENV)/.installed-dev

@@ -19,8 +19,8 @@ import numpy as np
 
 from assistant.evidence import Idf, SentenceCache, coverage, embed, terms
 from assistant.prompts import INSTRUCTION_LIKE
+from assistant.text import split_sentences
 from assistant.types import AnswerSentence, Evidence
-from ingest.chunking import split_sentences
 
 _MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _MARK_ANY = re.compile(r"\s*\[(?:\d+(?:\s*[,;–-]\s*\d+)*)\]")

@@ -20,7 +20,15 @@ Any setting can also come from the environment (ASSISTANT_<NAME>) or the config 
 """
 
 
+# Flags whose setting has another name; every other flag that names a Settings field sets it.
+SETTING_FOR_FLAG = {"k": "top_k", "model": "openai_model", "base_url": "openai_base_url"}
+NO_INDEX = "No abstracts indexed. Run `assistant ingest` first."
+
+
 def _parser() -> argparse.ArgumentParser:
+    from assistant.backends import names
+
+    backends = names()
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", type=Path, help="index location (default ./.assistant or $ASSISTANT_DATA_DIR)")
     common.add_argument("--config", type=Path, help="TOML config file (default <data-dir>/config.toml)")
@@ -38,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("search", parents=[common], help="find the best abstracts for a query")
     s.add_argument("query")
-    s.add_argument("--k", type=int, default=10, help="number of abstracts (default 10)")
+    s.add_argument("--k", dest="hits", type=int, default=10, help="number of abstracts (default 10)")
     s.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default="hybrid")
     s.add_argument("--json", action="store_true", help="print JSON")
 
@@ -47,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
         if name == "ask":
             s.add_argument("question")
             s.add_argument("--json", action="store_true", help="print JSON (no streaming)")
-        s.add_argument("--backend", choices=["openai", "local", "extractive"], help="answer engine (default: openai if configured, else local if installed, else extractive)")
+        s.add_argument("--backend", choices=backends, help="answer engine (default: openai if configured, else local if installed, else extractive)")
         s.add_argument("--k", type=int, help="number of sources (default 5)")
         s.add_argument("--model", help="model name for the openai backend")
         s.add_argument("--base-url", help="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp server, LM Studio)")
@@ -58,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--auth", help="user:password required to open the page (needed off loopback)")
     s.add_argument("--insecure-no-auth", action="store_true", help="allow a non-loopback bind without auth")
     s.add_argument("--share", action="store_true", help="create a public Gradio share link (off by default)")
-    s.add_argument("--backend", choices=["openai", "local", "extractive"])
+    s.add_argument("--backend", choices=backends)
 
     # eval and bench hand their arguments to evals.harness / evals.bench (see `assistant eval --help`).
     sub.add_parser("eval", help="measure retrieval, citations, refusals and speed (--help for options)", add_help=False)
@@ -67,22 +75,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Any:
+    """Settings from the config file and environment, with every given flag as an override."""
     from assistant.settings import Settings
 
-    overrides = {
-        "data_dir": args.data_dir,
-        "chroma_host": args.chroma_host,
-        "chroma_port": args.chroma_port,
-        "backend": getattr(args, "backend", None),
-        "top_k": getattr(args, "k", None) if args.command in ("ask", "chat") else None,
-        "openai_model": getattr(args, "model", None),
-        "openai_base_url": getattr(args, "base_url", None),
-        "host": getattr(args, "host", None),
-        "port": getattr(args, "port", None),
-        "auth": getattr(args, "auth", None),
-        "insecure_no_auth": getattr(args, "insecure_no_auth", None) or None,
-        "share": getattr(args, "share", None) or None,
-    }
+    overrides = {}
+    for flag, value in vars(args).items():
+        name = SETTING_FOR_FLAG.get(flag, flag)
+        if name in Settings.model_fields and value is not None and value is not False:
+            overrides[name] = value
     return Settings.load(args.config, **overrides)
 
 
@@ -117,7 +117,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "ingest":
         report = assistant.ingest(args.paths or None, prune=args.prune, progress=not args.json, dry_run=args.dry_run)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
-        return 0
+        return 0 if _ingested_anything(report) or not report.rejected else 1
+    if args.command in ("search", "ask", "chat") and not assistant.store.counts()["abstracts"]:
+        if args.command == "search" and args.json:
+            print(json.dumps({"query": args.query, "hits": []}, indent=2, ensure_ascii=False))
+        print(NO_INDEX, file=sys.stderr)
+        return 1
     if args.command == "search":
         return _search(assistant, args)
     if args.command == "ask":
@@ -132,14 +137,19 @@ def _run(args: argparse.Namespace) -> int:
     raise AssertionError(args.command)
 
 
+def _ingested_anything(report: Any) -> bool:
+    """False when every input was rejected: a script must be able to tell nothing was ingested."""
+    return any((report.added, report.updated, report.unchanged, report.duplicates, report.versions, report.removed))
+
+
 def _search(assistant: Any, args: argparse.Namespace) -> int:
-    hits = assistant.search(args.query, k=args.k, mode=args.mode)
+    hits = assistant.search(args.query, k=args.hits, mode=args.mode)
     if args.json:
         keys = ("rank", "doc_id", "label", "text", "score", "source")
         print(json.dumps({"query": args.query, "hits": [{k: getattr(h, k) for k in keys} for h in hits]}, indent=2, ensure_ascii=False))
         return 0
     if not hits:
-        print("No abstracts indexed. Run `assistant ingest` first.")
+        print("No abstract matches the query.")
     for h in hits:
         print(f"{h.rank:>2}. [{h.score:.3f}] {h.label}  ({h.source})")
         print(f"    {h.text[:200]}{'…' if len(h.text) > 200 else ''}")

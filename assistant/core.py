@@ -111,5 +111,7 @@ class Assistant:
                k: int | None = None, exclude: set[str] | None = None) -> Iterator[str | Answer]:
         """Yield text deltas as the answer is produced, then the final, verified Answer.
         ``exclude``: work ids to leave out of retrieval (leave-one-out evaluation)."""
-        name = backend or self.settings.resolved_backend()
+        from assistant.backends import resolve
+
+        name = backend or resolve(self.settings)
         yield from self.engine.stream(question, history or [], name, k or self.settings.top_k, exclude)

@@ -1,7 +1,6 @@
 """Embedding functions: the offline MiniLM ONNX default, or any OpenAI-compatible endpoint.
 
-Both are chromadb ``EmbeddingFunction`` objects (so the Chroma collection embeds with them) and
-are wrapped for LlamaIndex by ``LlamaIndexEmbedding``.
+Both are chromadb-style embedding functions (a list of texts in, one vector per text out).
 """
 
 from __future__ import annotations
@@ -15,13 +14,12 @@ from typing import Any
 import numpy as np
 from chromadb.api.types import Documents, Embeddings
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from pydantic import PrivateAttr
 
 from assistant.settings import Settings
 
 _TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
-MAX_TOKENS = 256
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's window (its max_seq_length)
+MINILM_DIMENSION = 384  # all-MiniLM-L6-v2's hidden size: the offline default's vector length
 
 
 class EmbeddingSetupError(RuntimeError):
@@ -57,7 +55,7 @@ def prepare_onnx_folder(target: Path) -> Path:
 class OfflineMiniLM(ONNXMiniLM_L6_V2):
     """chromadb's MiniLM ONNX function, fed from local files, never downloading.
 
-    Two measured changes to the library's version (see evals/bench_ingest.py):
+    Two measured changes to the library's version (see the ingest rows of evals/bench.py):
     - it pads every input to 256 tokens; padding to the longest input of the batch instead gives
       the same vectors (attention-masked mean pooling) and is several times faster for questions
       and sentences;
@@ -81,7 +79,7 @@ class OfflineMiniLM(ONNXMiniLM_L6_V2):
     def _forward(self, documents: list[str], batch_size: int = 32) -> np.ndarray:
         # Sort by length so each batch pads little; restore the order afterwards.
         order = sorted(range(len(documents)), key=lambda i: len(documents[i]))
-        out = np.empty((len(documents), 384), dtype=np.float32)
+        out = np.empty((len(documents), self.dimension), dtype=np.float32)
         for b in range(0, len(order), batch_size):
             idx = order[b : b + batch_size]
             encoded = self.tokenizer.encode_batch([documents[i] for i in idx])
@@ -97,6 +95,12 @@ class OfflineMiniLM(ONNXMiniLM_L6_V2):
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=True).attention_mask)
+
+    @property
+    def dimension(self) -> int:
+        """Vector length, read from the ONNX model's output (hidden size)."""
+        size = self.model.get_outputs()[0].shape[-1]
+        return size if isinstance(size, int) else MINILM_DIMENSION
 
     @staticmethod
     def name() -> str:
@@ -157,25 +161,3 @@ def embedder_fingerprint(settings: Settings) -> str:
     if settings.embed_backend == "openai":
         return f"openai:{settings.embed_model}"
     return "onnx:all-MiniLM-L6-v2-int8"
-
-
-class LlamaIndexEmbedding(BaseEmbedding):
-    """Adapter: any chromadb-style embedding function as a LlamaIndex embed model."""
-
-    _fn: Any = PrivateAttr()
-
-    def __init__(self, fn: Any, **kwargs: Any) -> None:
-        super().__init__(model_name=getattr(fn, "name", lambda: "embedder")(), **kwargs)
-        self._fn = fn
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in self._fn([query])[0]]
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._get_query_embedding(text)
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return [[float(x) for x in v] for v in self._fn(texts)]
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._get_query_embedding(query)

@@ -8,7 +8,6 @@ citation is then checked against the cited abstract (``assistant.citations``).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,13 +24,13 @@ from assistant.prompts import build_messages, condense_messages, count_tokens
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store import StoredDoc
+from assistant.text import ANY_CONTROL
 from assistant.types import Answer, Citation
 from assistant.types import Evidence as EvidenceSpan
 
 REFUSAL_TEXT = "The collection does not answer this question."
 EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
 MODEL_REFUSAL = "NOT IN SOURCES"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 Hits = list[tuple[StoredDoc, float]]
 
 
@@ -81,7 +80,7 @@ class AnswerEngine:
 
     def stream(self, question: str, history: list[dict[str, str]], backend: str, k: int,
                exclude: set[str] | None = None) -> Iterator[str | Answer]:
-        turn = Turn(" ".join(_CONTROL.sub(" ", question or "").split()), history, backend, k, exclude)
+        turn = Turn(" ".join(ANY_CONTROL.sub(" ", question or "").split()), history, backend, k, exclude)
         base = Answer(question=turn.question, text="", backend=backend)
         if not terms(turn.question):
             base.text, base.refused = EMPTY_TEXT, True

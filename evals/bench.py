@@ -8,7 +8,7 @@ Rows (each with its goal where there is one):
 - cold start of ``assistant search "q"`` as a subprocess (goal <= 3 s; skipped with a message when
   the command fails);
 - scale: add rate and search latency p50/p95 at 1k / 10k / 100k chunks (1M with --million) of
-  synthetic random 384-d vectors, embedded Chroma vs a Chroma server (``chroma run``).
+  synthetic random vectors of the MiniLM embedder's size (384-d), embedded Chroma vs a Chroma server (``chroma run``).
 
     python -m evals.bench                    # everything (a few minutes: it embeds the corpus twice)
     python -m evals.bench --sizes 1000       # quick check
@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from assistant.embeddings import MINILM_DIMENSION
 from evals.metrics import percentile
+from evals.net import free_port
 
 ROWS: list[dict[str, Any]] = []
 SECTIONS = ("ingest", "search", "cold", "scale")
@@ -49,6 +50,9 @@ def _ok(flag: bool | None) -> str:
     return "" if flag is None else ("ok" if flag else "MISSED")
 
 
+EMBED_BATCH = 256  # texts per embedder call: ingest/pipeline.py's EMBED_BATCH_DOCS (64) x ~4 chunks per abstract
+
+
 # --- ingest -------------------------------------------------------------------------------------
 def bench_ingest(work: Path) -> Path:
     from assistant import Assistant
@@ -61,15 +65,14 @@ def bench_ingest(work: Path) -> Path:
     ingest_s = time.perf_counter() - t
     got = a.store.chunks.get(include=["documents"])
     texts = [d for d in got["documents"] if d]
-    batch = a.settings.embed_batch_size
     t = time.perf_counter()
-    for i in range(0, len(texts), 64 * 4):  # same order of work as the pipeline: many small batches
-        a.embedder(texts[i : i + 64 * 4])
+    for i in range(0, len(texts), EMBED_BATCH):  # same order of work as the pipeline: many small batches
+        a.embedder(texts[i : i + EMBED_BATCH])
     raw_s = time.perf_counter() - t
     r = ingest_s / raw_s
     row("ingest bundled corpus (fresh dir)", f"{ingest_s:.1f} s for {report.added} abstracts, {len(texts)} chunks "
         f"(embedding inside: {report.embed_seconds:.1f} s)", seconds=ingest_s, chunks=len(texts))
-    row("raw embedder, same chunk texts", f"{raw_s:.1f} s (batch {batch})", seconds=raw_s)
+    row("raw embedder, same chunk texts", f"{raw_s:.1f} s (calls of {EMBED_BATCH} texts)", seconds=raw_s)
     row("ingest / raw embedder", f"{r:.2f}", "<= 1.15", _ok(r <= 1.15), ratio=r)
     b = Assistant(data_dir=data_dir, backend="extractive")  # a new process would open the index afresh
     t = time.perf_counter()
@@ -134,15 +137,9 @@ def bench_cold(data_dir: Path, runs: int = 3) -> None:
 
 
 # --- scale --------------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _start_server(path: Path) -> tuple[subprocess.Popen[bytes], int]:
     exe = Path(sys.executable).parent / "chroma"
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([str(exe if exe.exists() else "chroma"), "run", "--host", "127.0.0.1", "--port", str(port),
                              "--path", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     import urllib.request
@@ -171,7 +168,7 @@ def _scale_one(client: Any, n: int, rng: np.random.Generator, queries: np.ndarra
     t = time.perf_counter()
     for i in range(0, n, batch):
         m = min(batch, n - i)
-        v = rng.standard_normal((m, 384)).astype(np.float32)
+        v = rng.standard_normal((m, MINILM_DIMENSION)).astype(np.float32)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
         col.add(ids=[f"c{i + j}" for j in range(m)], embeddings=v, metadatas=[{"doc_id": f"d{(i + j) // 4}"} for j in range(m)])
     add_s = time.perf_counter() - t
@@ -190,7 +187,7 @@ def bench_scale(work: Path, sizes: list[int], n_queries: int = 50) -> None:
     from chromadb.config import Settings as ChromaSettings
 
     rng = np.random.default_rng(0)
-    queries = rng.standard_normal((n_queries, 384)).astype(np.float32)
+    queries = rng.standard_normal((n_queries, MINILM_DIMENSION)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     cs = ChromaSettings(anonymized_telemetry=False)
     embedded = chromadb.PersistentClient(path=str(work / "scale_embedded"), settings=cs)
@@ -234,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="1000,10000,100000", help="chunk counts for the scale rows")
     ap.add_argument("--million", action="store_true", help="add 1,000,000 chunks to the scale rows (slow, ~GBs of disk)")
     ap.add_argument("--json", default=None, help="also write the rows as JSON to this file")
+    ap.add_argument("--queries", type=int, default=60, help="questions for the search rows and queries per scale row (default 60)")
+    ap.add_argument("--cold-runs", type=int, default=3, help="subprocess starts for the cold-start row (default 3)")
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -254,12 +253,12 @@ def main(argv: list[str] | None = None) -> int:
             data_dir = work / "ingest"
             Assistant(data_dir=data_dir, backend="extractive").ingest()
         if "search" not in skip:
-            bench_search(data_dir)  # type: ignore[arg-type]
+            bench_search(data_dir, args.queries)  # type: ignore[arg-type]
         if "cold" not in skip:
-            bench_cold(data_dir)  # type: ignore[arg-type]
+            bench_cold(data_dir, args.cold_runs)  # type: ignore[arg-type]
         if "scale" not in skip:
             sizes = [int(s) for s in args.sizes.split(",") if s.strip()] + ([1_000_000] if args.million else [])
-            bench_scale(work, sizes)
+            bench_scale(work, sizes, args.queries)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(table(ROWS))

@@ -52,7 +52,7 @@ def load_corpus(assistant: Any) -> Corpus:
     doc_ids = sorted(docs)
     index = {d: i for i, d in enumerate(doc_ids)}
     got = store.docs.get(ids=doc_ids, include=["embeddings"])
-    dv = np.zeros((len(doc_ids), 384), dtype=np.float32)
+    dv = np.zeros((len(doc_ids), len(got["embeddings"][0]) if len(got["ids"]) else 0), dtype=np.float32)
     for i, e in zip(got["ids"], got["embeddings"], strict=True):
         dv[index[i]] = e
     owners, vecs, ctexts = [], [], []
@@ -329,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="skip the BM25 parameter grid")
     ap.add_argument("--explore", action="store_true", help="third stage: chunk-level BM25, chunk-level fusion, dense PRF")
     ap.add_argument("--prf-grid", action="store_true", help="with --explore: a finer dense-PRF grid")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N questions (a quick smoke run)")
     ap.add_argument("--refine", action="store_true", help="only the second-stage grid: BM25 defaults, dense max-pool, "
                     "fusion mode x dense weight x candidate depth")
     args = ap.parse_args(argv)
@@ -346,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         qs, probs = load_beir(DATASETS_DIR / args.dataset, args.split, docs)
         texts = [q.text for q in qs]
+    if args.limit:
+        qs, texts = qs[: args.limit], texts[: args.limit]
     if probs:
         print("\n".join(probs[:10]))
     gold = [q.gold for q in qs]
@@ -424,10 +427,6 @@ def main(argv: list[str] | None = None) -> int:
     return _save_top(results, args, "tune", t0)
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 def _save_top(results: list[Any], args: argparse.Namespace, prefix: str, t0: float) -> int:
     """Print the 25 best settings and keep every result next to the index."""
     results.sort(key=lambda r: -r[1])
@@ -438,3 +437,7 @@ def _save_top(results: list[Any], args: argparse.Namespace, prefix: str, t0: flo
     out.write_text(json.dumps(results, indent=1))
     print(f"({time.perf_counter() - t0:.0f}s; all results in {out})")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

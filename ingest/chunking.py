@@ -1,13 +1,9 @@
-"""Sentence splitting with character spans, and sentence-aligned chunks for the embedder.
+"""Sentence-aligned chunks for the embedder (sentence spans come from ``assistant.text``).
 
-Written here rather than using LlamaIndex's SentenceSplitter because citations need exact
-character spans of every sentence in the original abstract, and chunks must fit the MiniLM
-tokenizer's 256-token window (not tiktoken's count).
-
-Sentences end at . ! ? (and Arabic ؟) before whitespace and a capital, digit, opening quote or a
-letter of a script without case (Arabic, Hebrew, CJK...), or at the CJK full stops 。！？ with no
-space needed. A sentence longer than the window is split at word (CJK: character) boundaries, so
-no text is ever cut off by the embedder's truncation.
+Chunks must fit the MiniLM tokenizer's 256-token window (not tiktoken's count), so they are
+grouped here rather than by LlamaIndex's SentenceSplitter. A sentence longer than the window is
+split at word (CJK, Thai...: character) boundaries, so no text is ever cut off by the embedder's
+truncation.
 """
 
 from __future__ import annotations
@@ -16,41 +12,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_ABBREVIATIONS = {"e.g", "i.e", "al", "vs", "cf", "fig", "eq", "approx", "resp", "no", "etc", "sec", "ref", "dr"}
-_END = re.compile(r"[.!?\u061f][\"')\]\u201d\u2019]*(?=\s+[\"'(\[\u201c\u2018]?(\w))|[\u3002\uff01\uff1f]+[\"')\]\u201d\u2019\u300d\u300f\uff09\u300b]*")
-# Pieces an over-long sentence may be cut into: a word with its trailing space, or one CJK character.
-_PIECE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]\s*|[^\s\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+\s*|\s+")
+from assistant.text import NO_SPACE_SCRIPT_CHARS, Span, split_sentences
 
-
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-
-
-def _starts_sentence(ch: str) -> bool:
-    return ch.isupper() or ch.isdigit() or (ch.isalpha() and not ch.islower())
-
-
-def split_sentences(text: str) -> list[Span]:
-    """Sentence spans in ``text``, without surrounding whitespace."""
-    spans: list[Span] = []
-    pos = 0
-    for m in _END.finditer(text):
-        if m.group(1) is not None and not _starts_sentence(m.group(1)):
-            continue
-        word = text[max(pos, m.start() - 8) : m.start()].split()
-        prev = word[-1].lower().lstrip("(") if word else ""
-        if prev in _ABBREVIATIONS or (m.group(0).startswith(".") and len(prev) == 1 and prev.isalpha()):
-            continue  # "e.g. X", "et al. X", initials like "J. Smith"
-        spans.append(Span(pos, m.end()))
-        pos = m.end()
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-    end = len(text.rstrip())
-    if pos < end:
-        spans.append(Span(pos, end))
-    return [sp for sp in spans if text[sp.start : sp.end].strip()]
+# Pieces an over-long sentence may be cut into: a word with its trailing space, or one character
+# of a script written without spaces.
+_PIECE = re.compile(f"[{NO_SPACE_SCRIPT_CHARS}]\\s*|[^\\s{NO_SPACE_SCRIPT_CHARS}]+\\s*|\\s+")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from assistant.text import CONTROL, NO_SPACE_SCRIPT
 from ingest.decode import decode, split_lines
 from ingest.jsonio import iter_json, wrapped_lists
 from ingest.records import Problem, Record
@@ -35,15 +36,8 @@ ID_KEYS = ("id", "_id", "doc_id", "paper_id", "arxiv_id", "corpus_id", "doi")
 TITLE_KEYS = ("title", "name", "paper_title")
 RESERVED_META = {"original", "label", "sources", "work_id", "n_chunks", "title", "external_id", "doc_id", "chunk"}
 
-# Control characters other than tab/newline/CR (C0, DEL, C1): removed from abstracts, with a warning.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
 _SPACE = re.compile(r"\s+")
 _LETTER = re.compile(r"[^\W\d_]")  # any script's letters (and its combining marks)
-# Scripts written without spaces between words: each character counts as a word.
-_NO_SPACE_SCRIPT = re.compile(
-    r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-    r"\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
-)
 
 
 def iter_files(paths: list[str | Path]) -> Iterator[Path]:
@@ -96,18 +90,18 @@ def load_file(path: Path) -> tuple[list[Record], list[Problem]]:
 
 def count_words(text: str) -> int:
     """Whitespace-separated words; in Chinese, Japanese, Korean, Thai... each character counts."""
-    n = len(_NO_SPACE_SCRIPT.findall(text))
-    return n + len((_NO_SPACE_SCRIPT.sub(" ", text) if n else text).split())
+    n = len(NO_SPACE_SCRIPT.findall(text))
+    return n + len((NO_SPACE_SCRIPT.sub(" ", text) if n else text).split())
 
 
 def check_text(text: str, name: str, line: int) -> tuple[str | None, list[Problem]]:
     """The abstract cleaned of control characters, or None with the reason it is rejected."""
     problems: list[Problem] = []
-    controls = _CONTROL.findall(text)
+    controls = CONTROL.findall(text)
     if len(controls) * 100 > len(text):  # prose has none; binary decoded as text is full of them
         return None, [Problem(name, line, f"binary data, not text ({len(controls)} control characters)")]
     if controls:
-        text = _CONTROL.sub(" ", text)
+        text = CONTROL.sub(" ", text)
         shown = " ".join(sorted({f"U+{ord(c):04X}" for c in controls})[:5])
         problems.append(Problem(name, line, f"{len(controls)} control character(s) removed ({shown})", warning=True))
     words = count_words(text)
@@ -199,7 +193,7 @@ def _meta_value(value: Any) -> str | int | float | bool | None:
             out = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
             return None
-    out = _CONTROL.sub(" ", out).strip()
+    out = CONTROL.sub(" ", out).strip()
     return (out[:MAX_META_CHARS] + "…" if len(out) > MAX_META_CHARS else out) or None
 
 
@@ -228,7 +222,7 @@ def _to_record(row: dict[str, Any], name: str, line: int) -> tuple[Record | None
         value = _meta_value(v)
         if value is not None:
             meta[_meta_key(k)] = value
-    title_text = _CONTROL.sub(" ", " ".join(_scalar(title).split()))
+    title_text = CONTROL.sub(" ", " ".join(_scalar(title).split()))
     return Record(text=clean, path=name, line=line, title=title_text, external_id=_scalar(ext_id), metadata=meta), problems
 
 

@@ -6,10 +6,11 @@ import hashlib
 import re
 import unicodedata
 
+from assistant.text import CONTROL, NO_SPACE_SCRIPT
+
 _LATEX_WRAPPERS = re.compile(r"\\(?:textit|textbf|emph|texttt|textsc|mathrm|mathbf|mathit|text|url|href)\{([^{}]*)\}")
 _LATEX_ESCAPES = re.compile(r"\\([%&$#_{}])")
 _LATEX_COMMANDS = re.compile(r"[ ~]*\\(?:cite[pt]?|ref|eqref|label)\{[^{}]*\}")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _WS = re.compile(r"\s+")
 
 
@@ -17,7 +18,7 @@ def normalize_text(text: str) -> str:
     """NFC, LaTeX escapes and wrappers resolved, control chars dropped, whitespace collapsed."""
     text = unicodedata.normalize("NFC", text)
     latex = "\\" in text
-    text = _CONTROL.sub(" ", text)
+    text = CONTROL.sub(" ", text)
     text = _LATEX_COMMANDS.sub("", text)
     for _ in range(3):  # nested wrappers: \textbf{\textit{x}}
         text = _LATEX_WRAPPERS.sub(r"\1", text)
@@ -54,7 +55,6 @@ _INTRO_WORDS = re.compile(r"\b(?:we|our|this paper|this work)\b.*\b(?:propos|int
 
 MAX_LABEL_CHARS = 60
 MAX_CJK_LABEL_CHARS = 20
-_NO_SPACES = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def make_label(text: str, max_words: int = 6) -> str:
@@ -69,7 +69,7 @@ def make_label(text: str, max_words: int = 6) -> str:
                     return name
     words = text.split()
     label = " ".join(words[:max_words])
-    limit = MAX_CJK_LABEL_CHARS if _NO_SPACES.search(label) else MAX_LABEL_CHARS
+    limit = MAX_CJK_LABEL_CHARS if NO_SPACE_SCRIPT.search(label) else MAX_LABEL_CHARS
     if len(label) > limit:  # scripts written without spaces (Chinese...), or very long words
         return label[:limit].rstrip() + "…"
     return label + ("…" if len(words) > max_words else "")

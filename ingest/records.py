@@ -19,10 +19,6 @@ class Record:
     external_id: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)  # authors, url, year, unknown fields
 
-    @property
-    def location(self) -> str:
-        return f"{self.path}:{self.line}"
-
 
 @dataclass
 class Problem:

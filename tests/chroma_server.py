@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from evals.net import free_port  # noqa: F401  (re-exported: tests import it from here)
+
 START_TIMEOUT_S = 60.0
 
 
@@ -28,12 +30,6 @@ def chroma_executable() -> str | None:
     """The ``chroma`` CLI next to this interpreter (the venv), else on PATH."""
     local = Path(sys.executable).parent / "chroma"
     return str(local) if local.exists() else shutil.which("chroma")
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class ChromaServer:

@@ -11,13 +11,17 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CHROMA_HOST", "CHROMA_PORT"):
     os.environ.pop(_name, None)
 
+import re  # noqa: E402
 import shutil  # noqa: E402
+from collections import deque  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 from fake_openai import fake_openai  # noqa: E402,F401  (fixture: an OpenAI-compatible server on 127.0.0.1)
 
 from assistant import Assistant  # noqa: E402
+from assistant.backends import ChatModel, LLMError, register, unregister  # noqa: E402
 from assistant.settings import DEFAULT_CORPUS  # noqa: E402
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -45,3 +49,44 @@ def corpus_copy(corpus_dir: Path, tmp_path: Path) -> Assistant:
     target = tmp_path / "data"
     shutil.copytree(corpus_dir, target)
     return Assistant(data_dir=target, backend="extractive")
+
+
+Reply = str | Callable[[list[dict[str, str]]], str]
+
+
+class MockChatModel(ChatModel):
+    """A chat model whose replies tests enqueue (simonw/llm's mock pattern), registered through the
+    backend registry like any engine. Each call takes the next reply — a string, or a function of
+    the messages it was sent — and streams it word by word; every prompt is recorded. With no reply
+    queued it fails the way a real backend does (LLMError)."""
+
+    name = "mock"
+    model = "mock-model"
+    context_window = 8192
+
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.prompts: list[list[dict[str, str]]] = []
+
+    def enqueue(self, *replies: Reply) -> MockChatModel:
+        self.replies.extend(replies)
+        return self
+
+    def stream(self, messages: list[dict[str, str]], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
+        self.prompts.append([dict(m) for m in messages])
+        if not self.replies:
+            raise LLMError("mock model: no reply enqueued")
+        reply = self.replies.popleft()
+        text = reply(messages) if callable(reply) else reply
+        yield from (piece for piece in re.split(r"(?<=\s)", text) if piece)
+
+
+@pytest.fixture()
+def mock_model() -> Iterator[MockChatModel]:
+    """A fresh MockChatModel, available as ``backend="mock"`` for the duration of the test."""
+    model = MockChatModel()
+    register(model.name, lambda settings: model, lambda settings: True, default=False)
+    try:
+        yield model
+    finally:
+        unregister(model.name)

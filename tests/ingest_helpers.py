@@ -19,11 +19,12 @@ from typing import Any
 import numpy as np
 
 from assistant import Assistant
+from assistant.embeddings import MINILM_DIMENSION
 from assistant.settings import DEFAULT_CORPUS
 from assistant.store import Store
 from ingest.loaders import iter_files, load_file
 
-DIM = 384
+DIM = MINILM_DIMENSION  # the real embedder's size, so a fake-embedded store looks like a real one
 _WORD = re.compile(r"\w+")
 
 

@@ -82,3 +82,33 @@ def test_unreachable_chroma_server_is_a_clear_error(tmp_path: Path) -> None:
     res = run("search", "x y z", "--chroma-host", "127.0.0.1", "--chroma-port", "9", "--data-dir", str(tmp_path))
     assert res.returncode == 1
     assert "error:" in res.stderr and "Chroma server" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_ingest_with_every_input_rejected_exits_1(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    res = run("ingest", str(missing), "--data-dir", str(tmp_path / "d"))
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "0 added" in res.stdout and "rejected" in res.stdout and str(missing) in res.stdout
+
+
+def test_ask_and_search_without_an_index_exit_nonzero(tmp_path: Path) -> None:
+    for args in (("ask", "What is FlashAttention?", "--backend", "extractive"), ("search", "attention"),
+                 ("search", "attention", "--json")):
+        res = run(*args, "--data-dir", str(tmp_path / "empty"))
+        assert res.returncode == 1, (args, res.stdout, res.stderr)
+        assert "No abstracts indexed. Run `assistant ingest` first." in res.stderr
+        assert "Traceback" not in res.stderr
+
+
+def test_flags_become_settings(tmp_path: Path) -> None:
+    from assistant.cli import _parser, _settings
+
+    args = _parser().parse_args(["ask", "q", "--k", "3", "--model", "m", "--base-url", "http://127.0.0.1:1/v1",
+                                 "--backend", "extractive", "--data-dir", str(tmp_path), "--chroma-port", "8123"])
+    s = _settings(args)
+    assert (s.top_k, s.openai_model, s.openai_base_url, s.backend) == (3, "m", "http://127.0.0.1:1/v1", "extractive")
+    assert (s.data_dir, s.chroma_port) == (tmp_path, 8123)
+    s = _settings(_parser().parse_args(["search", "q", "--k", "2", "--data-dir", str(tmp_path)]))
+    assert s.top_k == 5  # search's --k is the number of hits, not the answer's sources
+    s = _settings(_parser().parse_args(["serve", "--port", "7999", "--share", "--data-dir", str(tmp_path)]))
+    assert (s.port, s.share, s.insecure_no_auth) == (7999, True, False)

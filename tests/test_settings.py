@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant.backends import resolve
 from assistant.settings import Settings
 
 
@@ -30,7 +31,7 @@ def test_well_known_env_names(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
     s = Settings.load()
     assert (s.chroma_host, s.chroma_port) == ("127.0.0.1", 8123)
-    assert s.resolved_backend() == "openai"
+    assert resolve(s) == "openai"
 
 
 def test_bad_config_file_names_the_file(tmp_path: Path) -> None:
@@ -43,4 +44,34 @@ def test_bad_config_file_names_the_file(tmp_path: Path) -> None:
 def test_backend_default_without_llm_is_not_openai(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     s = Settings.load(data_dir=tmp_path, local_model_path=tmp_path / "missing.gguf")
-    assert s.resolved_backend() in ("local", "extractive")
+    assert resolve(s) in ("local", "extractive")
+
+
+def test_sections_from_file_env_and_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[prompts]\nhistory_turns = 2\nsource_floor = 0.5\n[store]\nbatch = 500\n", encoding="utf-8")
+    monkeypatch.setenv("ASSISTANT_PROMPTS__SOURCE_FLOOR", "0.4")
+    s = Settings.load(cfg, store={"server_timeout_s": 5})
+    assert s.prompts.history_turns == 2  # file
+    assert s.prompts.source_floor == 0.4  # env beats file, per field
+    assert s.store.batch == 500 and s.store.server_timeout_s == 5  # file and override merge
+    assert s.prompts.budget("local") == 700 and s.prompts.budget("mock") == s.prompts.default_budget
+
+
+def test_defaults_without_file() -> None:
+    s = Settings()
+    assert (s.store.batch, s.store.server_timeout_s, s.ui.concurrency) == (2000, 30.0, 4)
+    assert (s.prompts.evidence_per_source, s.prompts.history_turns) == (3, 3)
+
+
+def test_missing_config_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="missing.toml"):
+        Settings.load(tmp_path / "missing.toml")
+
+
+def test_config_from_environment_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = tmp_path / "elsewhere.toml"
+    cfg.write_text("top_k = 9\n", encoding="utf-8")
+    monkeypatch.setenv("ASSISTANT_CONFIG", str(cfg))
+    assert Settings.load().top_k == 9
+    assert Settings().top_k == 5  # a plain Settings() reads the environment only

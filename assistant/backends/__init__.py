@@ -1,24 +1,22 @@
-"""LLM backends: ``openai`` (any OpenAI-compatible endpoint) and ``local`` (embedded llama.cpp).
+"""Answer engines: ``openai`` (any OpenAI-compatible endpoint), ``local`` (embedded llama.cpp) and
+``extractive`` (no LLM: the answer is the evidence sentences, built by ``assistant.answering``).
 
-The third engine, ``extractive``, needs no LLM and lives in ``assistant.extractive``.
+Which engines exist and which this installation can use is decided in ``registry``.
 """
 
 from __future__ import annotations
 
 from assistant.backends.base import ChatModel, LLMError
-from assistant.settings import Settings
+from assistant.backends.registry import (
+    EXTRACTIVE,
+    available_backends,
+    is_available,
+    make_chat_model,
+    names,
+    register,
+    resolve,
+    unregister,
+)
 
-
-def make_chat_model(name: str, settings: Settings) -> ChatModel:
-    if name == "openai":
-        from assistant.backends.openai_backend import OpenAIChatModel
-
-        return OpenAIChatModel(settings)
-    if name == "local":
-        from assistant.backends.local import LocalChatModel
-
-        return LocalChatModel(settings)
-    raise ValueError(f"no LLM for backend {name!r} (choose openai, local or extractive)")
-
-
-__all__ = ["ChatModel", "LLMError", "make_chat_model"]
+__all__ = ["EXTRACTIVE", "ChatModel", "LLMError", "available_backends", "is_available", "make_chat_model",
+           "names", "register", "resolve", "unregister"]
