@@ -30,9 +30,12 @@ import numpy as np
 from assistant.settings import Settings
 from assistant.store import Store, StoredDoc
 
-MODES = ("hybrid", "dense", "bm25")
+MODES = ("hybrid", "dense", "bm25", "baseline")
 SIGNALS = ("chunk", "abstract", "bm25")
-MODE_SIGNALS = {"hybrid": SIGNALS, "dense": ("chunk", "abstract"), "bm25": ("bm25",)}
+MODE_SIGNALS = {"hybrid": SIGNALS, "dense": ("chunk", "abstract"), "bm25": ("bm25",), "baseline": ("bm25", "abstract")}
+# The naive baseline every evaluation reports beside the pipeline: BM25 + one MiniLM vector per
+# whole abstract, unweighted reciprocal-rank fusion with k=60.
+BASELINE = {"weights": {"bm25": 1.0, "abstract": 1.0}, "method": "rrf", "rrf_k": 60.0}
 Ranked = list[tuple[str, float]]
 
 
@@ -184,7 +187,10 @@ class HybridRetriever:
         lists = lists if lists is not None else self.signals(query, n, MODE_SIGNALS[mode])
         lists = {s: [(d, v) for d, v in r if d in docs and (not exclude or docs[d].work_id not in exclude)]
                  for s, r in lists.items() if s in MODE_SIGNALS[mode]}
-        fused = fuse(lists, cfg.weights(self.settings.dense_weight), cfg.fusion, cfg.rrf_k)
+        if mode == "baseline":
+            fused = fuse(lists, BASELINE["weights"], "rrf", BASELINE["rrf_k"])  # type: ignore[arg-type]
+        else:
+            fused = fuse(lists, cfg.weights(self.settings.dense_weight), cfg.fusion, cfg.rrf_k)
         return collapse_works(fused, docs, k)
 
 

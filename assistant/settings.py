@@ -85,9 +85,9 @@ class RetrievalSettings(BaseModel):
 
     fusion: Literal["dist", "rrf"] = "dist"  # fit: evals/fits/retrieval.json
     rrf_k: float = 60.0  # Cormack et al. 2009; only used by fusion="rrf"
-    weight_chunk: float = 0.35  # fit: evals/fits/retrieval.json
-    weight_abstract: float = 0.35  # fit: evals/fits/retrieval.json
-    weight_bm25: float = 0.3  # fit: evals/fits/retrieval.json
+    weight_chunk: float = 0.3  # fit: evals/fits/retrieval.json
+    weight_abstract: float = 0.3  # fit: evals/fits/retrieval.json
+    weight_bm25: float = 0.4  # fit: evals/fits/retrieval.json
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
@@ -104,13 +104,13 @@ class DecisionSettings(BaseModel):
     """Answer, caveat or refuse (assistant/decision.py). Fitted by ``python -m evals.fit decision``
     (logistic fit on leave-one-out data, thresholds by 5-fold CV; evals/fits/decision.json)."""
 
-    bias: float = -6.0  # fit: evals/fits/decision.json
-    w_dense: float = 8.0  # fit: evals/fits/decision.json
-    w_lexical: float = 2.0  # fit: evals/fits/decision.json
-    w_sentence_dense: float = 4.0  # fit: evals/fits/decision.json
-    w_sentence_lexical: float = 1.0  # fit: evals/fits/decision.json
-    refuse_below: float = 0.1  # CV: answerable questions refused <= 2% (evals/fits/decision.json)
-    caveat_below: float = 0.3  # CV: see evals/fits/decision.json
+    bias: float = -7.353  # fit: evals/fits/decision.json
+    w_dense: float = 5.548  # fit: evals/fits/decision.json
+    w_lexical: float = 7.709  # fit: evals/fits/decision.json
+    w_sentence_dense: float = 3.271  # fit: evals/fits/decision.json
+    w_sentence_lexical: float = -4.084  # fit: evals/fits/decision.json
+    refuse_below: float = 0.1326  # CV: answerable questions refused <= 2% (evals/fits/decision.json)
+    caveat_below: float = 0.2666  # CV: see evals/fits/decision.json
 
     def weights(self) -> dict[str, float]:
         return {"dense": self.w_dense, "lexical": self.w_lexical, "sentence_dense": self.w_sentence_dense,

@@ -74,8 +74,10 @@ def _norm(text: str) -> str:
 
 def resolve_path(name: str) -> tuple[str, Path]:
     """``dev`` -> the dev set; a BEIR folder name under evals/datasets, or a path."""
-    if name == "dev":
-        return "dev", DEV_PATH
+    named = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
+             "locked": LOCKED_PATH}
+    if name in named:
+        return "dev", named[name]
     p = Path(name)
     if p.is_file() and p.suffix == ".jsonl":
         return "dev", p

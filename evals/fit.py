@@ -136,21 +136,44 @@ def retrieval_configs() -> list[dict[str, Any]]:
     return out
 
 
-def fit_retrieval(assistant: Any, sets: list[str], k: int) -> dict[str, Any]:
+def scifact_questions(data_dir: str) -> tuple[Any, list[Any]]:
+    """SciFact-2101 train claims over its own index (``--scifact-dir``; ingested there if empty)."""
+    from assistant import Assistant
+    from evals.data import DATASETS_DIR, load_beir
+
+    a = Assistant(data_dir=data_dir, backend="extractive")
+    folder = DATASETS_DIR / "scifact-2101"
+    if not a.retriever.docs():
+        a.ingest([folder])
+    qs, _ = load_beir(folder, "train", a.retriever.docs())
+    for q in qs:
+        q.raw["_set"] = "scifact_train"
+    return a, [q for q in qs if q.gold]
+
+
+def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | None = None) -> dict[str, Any]:
     from assistant.retrieval import collapse_works, fuse
 
-    items = [q for q in tuning_questions(assistant, sets) if q.gold]
-    docs = assistant.retriever.docs()
-    n = assistant.settings.candidates
-    log(f"retrieval: {len(items)} questions; computing each signal's top {n} ...")
-    lists = [assistant.retriever.signals(q.text, n) for q in items]
+    sources = [(assistant, [q for q in tuning_questions(assistant, sets) if q.gold])]
+    if scifact_dir:
+        sources.append(scifact_questions(scifact_dir))
+        sets = sets + ["scifact_train"]
+    items, lists, docs_of = [], [], []
+    for a, qs in sources:
+        n = a.settings.candidates
+        log(f"retrieval: {len(qs)} questions; computing each signal's top {n} ...")
+        docs = a.retriever.docs()
+        for q in qs:
+            items.append(q)
+            lists.append(a.retriever.signals(q.text, n))
+            docs_of.append(docs)
     cache: dict[tuple[int, str], tuple[float, float]] = {}
 
     def metrics(cfg: dict[str, Any], i: int) -> tuple[float, float]:
         key = (i, json.dumps(cfg, sort_keys=True))
         if key not in cache:
             fused = fuse(lists[i], cfg["weights"], cfg["method"])
-            works = [d.work_id for d, _ in collapse_works(fused, docs, 10)]
+            works = [d.work_id for d, _ in collapse_works(fused, docs_of[i], 10)]
             cache[key] = (ndcg_at_k(items[i].gold, works, 10), recall_at_k(items[i].gold, works, 5))
         return cache[key]
 
@@ -160,16 +183,17 @@ def fit_retrieval(assistant: Any, sets: list[str], k: int) -> dict[str, Any]:
     configs = retrieval_configs()
     held, chosen = cv(items, configs, score, k)
     parts = folds(items, k)
+    types = sorted({q.type for q in items})
     report: dict[str, Any] = {"questions": {s: sum(1 for q in items if q.raw["_set"] == s) for s in sets}, "folds": k}
     for name, pick in (("fitted", lambda f: chosen[f]), ("naive_baseline", lambda f: NAIVE),
                        ("bm25_only", lambda f: {"method": "dist", "weights": {"bm25": 1.0}}),
                        ("dense_only", lambda f: {"method": "dist", "weights": {"chunk": 0.5, "abstract": 0.5}})):
         rows = {}
-        for s in sets + ["all"]:
+        for s in sets + [f"type:{t}" for t in types] + ["all"]:
             for m, j in (("ndcg@10", 0), ("recall@5", 1)):
                 vals = []
                 for f in range(k):
-                    idx = [i for i in parts[f] if s == "all" or items[i].raw["_set"] == s]
+                    idx = [i for i in parts[f] if s in ("all", items[i].raw["_set"], f"type:{items[i].type}")]
                     if idx:
                         vals.append(statistics.fmean(metrics(pick(f), i)[j] for i in idx))
                 if vals:
@@ -306,8 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("part", choices=["retrieval", "decision", "answer", "all"])
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default: ./.assistant, ingested if empty)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--scifact-dir", help="retrieval: also fit on SciFact-2101 train, indexed in this data dir")
     ap.add_argument("--sets", default="dev,generated", help="tuning sets (comma-separated): dev, generated")
-    ap.add_argument("--refuse-rate", type=float, default=0.02, help="policy: share of answerable questions refused")
+    ap.add_argument("--refuse-rate", type=float, default=0.01, help="policy: share of answerable questions refused")
     ap.add_argument("--caveat-rate", type=float, default=0.10, help="policy: share of answerable questions hedged")
     args = ap.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
@@ -316,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     for part in parts:
         t = time.perf_counter()
         if part == "retrieval":
-            out = fit_retrieval(assistant, sets, args.folds)
+            out = fit_retrieval(assistant, sets, args.folds, args.scifact_dir)
         elif part == "decision":
             out = fit_decision(assistant, sets + ["generated_unanswerable"], args.folds, args.refuse_rate, args.caveat_rate)
         else:

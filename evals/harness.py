@@ -43,7 +43,7 @@ from evals.metrics import K_VALUES, key_point_coverage, mean, percentile, retrie
 
 RUNS_DIR = Path(__file__).resolve().parent / "runs"
 CACHE_DIR = RUNS_DIR / "_cache"
-SYSTEMS = ("bm25", "dense", "hybrid")
+SYSTEMS = ("bm25", "dense", "baseline", "hybrid")  # baseline: BM25 + one vector per abstract, RRF
 SEARCH_K = 10
 CURVE_K = tuple(range(1, SEARCH_K + 1))
 
@@ -144,6 +144,7 @@ def _answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any
         1 <= n <= len(ans.citations) for s in ans.sentences for n in s.citations)
     rec: dict[str, Any] = {
         "answer": ans.text, "refused": bool(ans.refused), "backend": ans.backend,
+        "caveated": bool(ans.caveat) and not ans.refused, "relevance": ans.relevance,
         "cited_works": cited_works, "n_citations": len(ans.citations), "markers": len(markers),
         "citation_valid": valid if not ans.refused else None,
         "sentences": len(ans.sentences), "supported_sentences": sum(1 for s in ans.sentences if s.supported),
@@ -157,7 +158,23 @@ def _answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any
     return rec
 
 
-def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any) -> dict[str, Any]:
+def _baseline_key_points(assistant: Any, q: Question, query: str) -> float:
+    """The naive baseline's answer: the two sentences of its top abstract closest to the question."""
+    import numpy as np
+
+    from assistant.text import split_sentences
+
+    hits = assistant.search(query, k=1, mode="baseline")
+    if not hits:
+        return 0.0
+    text = hits[0].text
+    sents = [text[s.start : s.end] for s in split_sentences(text)]
+    vecs = np.asarray(assistant.embedder([query] + sents), dtype=np.float32)
+    best = np.argsort(-(vecs[1:] @ vecs[0]))[:2]
+    return key_point_coverage(" ".join(sents[i] for i in sorted(best)), q.key_points)
+
+
+def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any, loo: bool = False) -> dict[str, Any]:
     from assistant.conversation import standalone_question
 
     docs = assistant.retriever.docs()
@@ -199,6 +216,12 @@ def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any) -> dict[str
             ans = assistant.ask(q.text, history=history, backend=backend, k=k_answer)
             answers[q.id] = ans
             rec["answer"] = _answer_record(q, ans, docs)
+            if q.gold and q.key_points:
+                rec["baseline_key_points"] = _baseline_key_points(assistant, q, query)
+            if loo and q.gold and not q.previous:
+                held = assistant.ask(q.text, backend=backend, k=k_answer, exclude=set(q.gold))
+                rec["loo"] = {"refused": held.refused, "caveated": bool(held.caveat) and not held.refused,
+                              "cited_gold": any(c.doc_id in docs and docs[c.doc_id].work_id in q.gold for c in held.citations)}
         per_q.append(rec)
         if i % 25 == 0:
             log(f"  {i}/{len(ds.questions)} questions")
@@ -236,6 +259,9 @@ def _agg_answers(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "refusal_precision": _rate(sum(1 for r in refused if r["type"] == "unanswerable"), len(refused)),
         "refusal_recall": _rate(sum(1 for a in unanswerable if a["refused"]), len(unanswerable)),
         "false_refusal_rate": _rate(sum(1 for a in answerable if a["refused"]), len(answerable)),
+        "answerable_caveated_rate": _rate(sum(1 for a in answerable if a.get("caveated")), len(answerable)),
+        "unanswerable_refused_or_caveated": _rate(sum(1 for a in unanswerable if a["refused"] or a.get("caveated")), len(unanswerable)),
+        "baseline_key_point_coverage": mean(r["baseline_key_points"] for r in rs if "baseline_key_points" in r),
         "fallbacks": sum(1 for a in ans if a.get("fallback_reason")),
     }
     stages = sorted({k for a in ans for k in a["timings"]})
@@ -259,6 +285,9 @@ def _summary(results: dict[str, Any]) -> dict[str, float]:
     for key, v in (results.get("answers") or {}).get("all", {}).items():
         if isinstance(v, float | int) and key != "n":
             flat[f"answers.{key}"] = float(v)
+    for key, v in (results.get("leave_one_out") or {}).items():
+        if key != "n":
+            flat[f"loo.{key}"] = float(v)
     return flat
 
 
@@ -278,6 +307,12 @@ def aggregate(recs: list[dict[str, Any]], embed_latency: list[float]) -> dict[st
                            "query_embedding": {"p50_ms": emb_p50 * 1e3, "p95_ms": percentile(embed_latency, 95) * 1e3}}
     if any("answer" in r for r in recs):
         out["answers"] = {"all": _agg_answers(recs), "by_type": {t: _agg_answers([r for r in recs if r["type"] == t]) for t in types}}
+    held = [r["loo"] for r in recs if "loo" in r]
+    if held:
+        out["leave_one_out"] = {"n": len(held), "refused": _rate(sum(h["refused"] for h in held), len(held)),
+                                "caveated": _rate(sum(h["caveated"] for h in held), len(held)),
+                                "refused_or_caveated": _rate(sum(h["refused"] or h["caveated"] for h in held), len(held)),
+                                "answered_plainly": _rate(sum(not (h["refused"] or h["caveated"]) for h in held), len(held))}
     out["summary"] = _summary(out)
     return out
 
@@ -333,7 +368,7 @@ def format_compare(cmp: dict[str, Any]) -> str:
 # --- entry points ---------------------------------------------------------------------------------
 def run_eval(dataset: str = "dev", backend: str | None = None, data_dir: str | Path | None = None,
              out_dir: str | Path | None = None, compare: str | None = None, limit: int | None = None,
-             split: str | None = None, plots: bool = True, quiet: bool = False) -> dict[str, Any]:
+             split: str | None = None, plots: bool = True, quiet: bool = False, loo: bool = False) -> dict[str, Any]:
     """Run one evaluation; returns the results dict (also written to <run>/results.json).
 
     ``compare``: an earlier run folder or results.json; the result then holds ``compare`` with
@@ -346,7 +381,7 @@ def run_eval(dataset: str = "dev", backend: str | None = None, data_dir: str | P
     chosen_backend = backend or ("extractive" if ds.kind == "dev" else None)
     log(f"{len(ds.questions)} questions ({ds.name}, split {ds.split}); systems {', '.join(SYSTEMS)}"
         + (f"; answers with {chosen_backend}" if ds.kind == "dev" else ""))
-    raw = _run(assistant, ds, chosen_backend, log)
+    raw = _run(assistant, ds, chosen_backend, log, loo=loo)
     results: dict[str, Any] = {
         "dataset": ds.name, "kind": ds.kind, "split": ds.split, "limit": limit, "n_questions": len(ds.questions),
         "backend": chosen_backend if ds.kind == "dev" else None,
@@ -389,11 +424,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "(under evals/datasets/ or a path)")
     ap.add_argument("--dataset", dest="dataset_opt", default=None, metavar="DATASET", help="same as the positional argument")
     ap.add_argument("--split", default=None, help="dev: tune|test|all (default all); BEIR: qrels split (default test)")
-    ap.add_argument("--backend", default=None, choices=["extractive", "local", "openai"], help="answer backend (dev; default extractive)")
+    ap.add_argument("--backend", default=None, help="answer backend: extractive (default), local, openai or another registered one")
     ap.add_argument("--data-dir", default=None, help="index to use (the dataset's corpus is ingested into it if missing); default: a cache keyed by the corpus hash")
     ap.add_argument("--out-dir", default=None, help="run folder (default evals/runs/<timestamp>-<dataset>)")
     ap.add_argument("--compare", default=None, metavar="RUN", help="earlier run folder or results.json: print deltas; exit 1 on a gated regression")
     ap.add_argument("--limit", type=int, default=None, help="only N questions (round-robin over types): a smoke subset")
+    ap.add_argument("--loo", action="store_true", help="also ask every answerable question with its gold work left out "
+                    "(leave-one-out: the right outcome is a refusal or a caveat)")
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--quiet", action="store_true")
     return ap
@@ -406,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         results = run_eval(args.dataset_opt or args.dataset, backend=args.backend, data_dir=args.data_dir,
                            out_dir=args.out_dir, compare=args.compare, limit=args.limit, split=args.split,
-                           plots=not args.no_plots, quiet=args.quiet)
+                           plots=not args.no_plots, quiet=args.quiet, loo=args.loo)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

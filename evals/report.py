@@ -15,6 +15,9 @@ ANSWER_ROWS = (
     ("refusal_precision", "Refusal precision"),
     ("refusal_recall", "Refusal recall (unanswerable refused)"),
     ("false_refusal_rate", "False-refusal rate (answerable refused)"),
+    ("answerable_caveated_rate", "Answerable questions answered with a caveat"),
+    ("unanswerable_refused_or_caveated", "Unanswerable refused or caveated"),
+    ("baseline_key_point_coverage", "Key points of the naive baseline (2 closest sentences of its top abstract)"),
 )
 
 
@@ -46,6 +49,9 @@ def summary_table(results: dict[str, Any]) -> str:
     ans = (results.get("answers") or {}).get("all")
     if ans:
         lines.append(f"answers ({results.get('backend')}): " + ", ".join(f"{k} {_f(ans.get(k))}" for k, _ in ANSWER_ROWS))
+    loo = results.get("leave_one_out")
+    if loo:
+        lines.append("leave-one-out (gold left out): " + ", ".join(f"{k} {_f(v)}" for k, v in loo.items()))
     lines.append(f"run folder: {results.get('run_dir')}")
     return "\n".join(lines)
 

@@ -1,0 +1,66 @@
+"""The fitting code: k-fold cross-validation, the logistic fit, and the locked test split's guard."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evals.data import LOCKED_PATH, LockedSplitError, Question, load_for_tuning
+from evals.fit import cv, folds, logistic, thresholds
+
+
+def test_tuning_code_cannot_read_the_locked_split(tmp_path: Path) -> None:
+    with pytest.raises(LockedSplitError):
+        load_for_tuning(LOCKED_PATH)
+    mixed = tmp_path / "mine.jsonl"
+    mixed.write_text(json.dumps({"id": "x", "question": "q?", "split": "locked"}) + "\n", encoding="utf-8")
+    with pytest.raises(LockedSplitError):
+        load_for_tuning(mixed)
+    fine = tmp_path / "dev_like.jsonl"
+    fine.write_text(json.dumps({"id": "x", "question": "q?", "split": "tune"}) + "\n", encoding="utf-8")
+    assert load_for_tuning(fine)[0]["id"] == "x"
+
+
+def test_the_fit_script_never_names_the_locked_file() -> None:
+    source = (Path(__file__).resolve().parent.parent / "evals" / "fit.py").read_text(encoding="utf-8")
+    assert "LOCKED" not in source and "locked.jsonl" not in source
+
+
+def _items(n: int) -> list[Question]:
+    return [Question(id=str(i), text="q", raw={"_set": "a" if i % 3 else "b"}) for i in range(n)]
+
+
+def test_folds_partition_and_stratify() -> None:
+    items = _items(50)
+    parts = folds(items, 5)
+    assert sorted(i for p in parts for i in p) == list(range(50))
+    for p in parts:
+        assert {items[i].raw["_set"] for i in p} == {"a", "b"}
+
+
+def test_cv_picks_the_config_that_wins_on_the_other_folds() -> None:
+    items = _items(40)
+    rng = random.Random(0)
+    truth = {i: rng.random() for i in range(40)}
+
+    def score(cfg: float, idx: list[int]) -> float:  # config 0.7 is best everywhere
+        return -sum(abs(truth[i] * 0 + cfg - 0.7) for i in idx)
+
+    held, chosen = cv(items, [0.1, 0.4, 0.7, 1.0], score, 5)
+    assert chosen == [0.7] * 5 and len(held) == 5
+
+
+def test_logistic_separates_and_thresholds_bound_refusals() -> None:
+    rng = np.random.default_rng(0)
+    pos = rng.normal(0.7, 0.1, (200, 1))
+    neg = rng.normal(0.3, 0.1, (200, 1))
+    w, b = logistic(np.vstack([pos, neg]), np.r_[np.ones(200), np.zeros(200)])
+    assert w[0] > 0
+    p_pos = 1 / (1 + np.exp(-(pos @ w + b)))
+    t_ref, t_cav = thresholds(p_pos, 0.01, 0.10)
+    assert t_ref <= t_cav
+    assert (p_pos < t_ref).mean() <= 0.02
