@@ -122,10 +122,10 @@ class AnswerSettings(BaseModel):
     Fitted by ``python -m evals.fit answer`` (5-fold CV on key points; evals/fits/answer.json)."""
 
     evidence_docs: int = 3  # abstracts whose sentences are read (sentence vectors cost CPU); sanity bound
-    lexical_weight: float = 0.4  # share of term overlap vs cosine in a sentence's score; fit: evals/fits/answer.json
-    retrieval_prior: float = 0.3  # weight of the abstract's fused rank score; fit: evals/fits/answer.json
-    top_doc_sentences: int = 2  # sentences taken from the best abstract; fit: evals/fits/answer.json
-    other_doc_share: float = 0.9  # another abstract's sentence needs this share of the best; fit
+    lexical_weight: float = 0.6  # share of term overlap vs cosine in a sentence's score; fit: evals/fits/answer.json
+    retrieval_prior: float = 0.6  # weight of the abstract's fused rank score; fit: evals/fits/answer.json
+    top_doc_sentences: int = 3  # sentences taken from the best abstract; fit: evals/fits/answer.json
+    other_doc_share: float = 0.8  # another abstract's sentence needs this share of the best; fit
     max_sentences: int = 4  # sanity bound: a few sentences, as the product promises
     max_question_chars: int = 1000  # longer questions are cut (the answer says so); sanity bound
     short_question_terms: int = 8  # a follow-up is short: a pronoun in a longer question refers inside it
