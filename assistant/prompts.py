@@ -72,11 +72,17 @@ def prompt_budget(model: Any, max_answer_tokens: int) -> int:
     return max(200, min(window, PROMPT_BUDGET.get(getattr(model, "name", ""), DEFAULT_BUDGET)))
 
 
+def system_prompt(backend: str) -> str:
+    """The fixed system message of every answer for ``backend``: the local backend reads it once at
+    warm-up (assistant.backends.local.warm) and keeps its KV cached, so it must not vary per question."""
+    return load_prompt("answer_system")
+
+
 def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer_tokens: int
                    ) -> tuple[list[dict[str, str]], list[int]]:
     """System and user messages holding the best evidence sentences of the relevant sources, packed
     into the prompt budget; also the hit index of each source number shown ([1] -> shown[0])."""
-    system = load_prompt("answer_system")
+    system = system_prompt(getattr(model, "name", ""))
     question = as_data(evidence.question)
     budget = prompt_budget(model, max_answer_tokens) - count_tokens(system)
     budget -= count_tokens(render("answer_user", sources="", question=question))

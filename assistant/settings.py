@@ -63,7 +63,11 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("openai_base_url", "ASSISTANT_OPENAI_BASE_URL", "OPENAI_BASE_URL")
     )
     openai_model: str = "gpt-4o-mini"
-    openai_timeout: float = 60.0
+    openai_timeout: float = 60.0  # seconds per read (the openai client's timeout), not per answer
+    # Seconds one LLM answer may take in all (openai and local, model loading excluded); on expiry the
+    # backend raises LLMError and the caller falls back. 60 s: ~3x the measured 11-23 s of a local answer
+    # on 2 idle cores (issue 9), so only a stuck or trickling server reaches it.
+    answer_deadline_s: float = 60.0
     openai_max_retries: int = 3
     local_model_path: Path | None = None
     local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
