@@ -314,13 +314,14 @@ class LocalChatModel(ChatModel):
         return self._engine
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0
+        self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0, grammar: str | None = None
     ) -> Iterator[str]:
+        """Yield the answer's text deltas; ``grammar`` (llama.cpp GBNF) constrains the output."""
         engine = self._load()
         limit = self.settings.answer_deadline_s
         deadline = time.monotonic() + limit  # loading is excluded: it happens once, see warm()
         request = {"messages": messages, "max_tokens": max_tokens, "temperature": temperature}
-        request |= {"stream": True, "cache_prompt": True}
+        request |= {"stream": True, "cache_prompt": True} | ({"grammar": grammar} if grammar else {})
         chunks: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
 
