@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from assistant.answering import evidence_question, idf_for, score_evidence, sentence_cache
+from assistant.backends.base import LLMError
 from assistant.backends.local import LocalChatModel
 from assistant.core import Assistant
 from assistant.evidence import terms
@@ -81,7 +82,10 @@ def main(argv: list[str] | None = None) -> None:
                       sentences="\n".join(f"[{i}] {s}" for i, s in enumerate(numbered, 1)))
         msgs = [{"role": "system", "content": load_prompt("answer_system_numbered")}, {"role": "user", "content": user}]
         t = time.perf_counter()
-        b = "".join(model.stream(msgs, max_tokens=200, grammar=GRAMMAR))
+        try:
+            b = "".join(model.stream(msgs, max_tokens=200, grammar=GRAMMAR))
+        except LLMError as exc:  # e.g. the answer deadline on a loaded machine: counted as no sentences
+            b = f"(failed: {exc})"
         tb = time.perf_counter() - t
         sb = score(b, numbered)
         for key, s, secs in (("A", sa, ta), ("B", sb, tb)):
