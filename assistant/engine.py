@@ -165,7 +165,7 @@ class AnswerEngine:
         assert turn.evidence is not None
         try:
             model = self.model_factory(turn.backend, settings)
-            messages, shown = build_messages(model, turn.evidence, [d.label for d, _ in turn.hits], settings.max_answer_tokens)
+            messages, shown = build_messages(model, turn.evidence, [d.label for d, _ in turn.hits], settings.max_answer_tokens, settings.prompts)
             t = time.perf_counter()
             parts: list[str] = []
             for delta in model.stream(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature):
@@ -219,7 +219,7 @@ class AnswerEngine:
         t = time.perf_counter()
         try:
             model = self.model_factory("openai", self.settings)
-            messages = condense_messages(turn.question, turn.history)
+            messages = condense_messages(turn.question, turn.history, self.settings.prompts)
             text = model.complete(messages, max_tokens=80, temperature=0.0).strip().strip('"').splitlines()
             add_usage(base, model, messages, "\n".join(text))
             rewritten = text[0].strip() if text else ""

@@ -9,18 +9,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.settings import PROMPTS_DIR
+from assistant.settings import PROMPTS_DIR, PromptsSection
 
 if TYPE_CHECKING:
     from assistant.evidence import Evidence
 
-# Prompt tokens we allow ourselves, by backend. The local 1.5B model reads ~87 tokens/s on CPU,
-# so its prompt stays small; any model also keeps within its context window.
-PROMPT_BUDGET = {"local": 700, "openai": 3000}
-DEFAULT_BUDGET = 1500
-EVIDENCE_PER_SOURCE = 3
-SOURCE_FLOOR = 0.6  # a source is shown when its best sentence reaches this share of the best one
-HISTORY_TURNS = 3
+_DEFAULTS = PromptsSection()  # budgets and packing: settings.prompts (each value's provenance is there)
 # A sentence of an abstract that speaks to the model ("ignore previous instructions ...") is never
 # shown to it: an abstract states findings and has no reason to address an assistant.
 INSTRUCTION_LIKE = re.compile(
@@ -67,18 +61,24 @@ def as_data(text: str) -> str:
     return " ".join(text.split())
 
 
-def prompt_budget(model: Any, max_answer_tokens: int) -> int:
+def prompt_budget(model: Any, max_answer_tokens: int, cfg: PromptsSection = _DEFAULTS) -> int:
     window = int(getattr(model, "context_window", 4096)) - max_answer_tokens - 64
-    return max(200, min(window, PROMPT_BUDGET.get(getattr(model, "name", ""), DEFAULT_BUDGET)))
+    return max(200, min(window, cfg.budget(getattr(model, "name", ""))))
 
 
-def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer_tokens: int
-                   ) -> tuple[list[dict[str, str]], list[int]]:
+def system_prompt(backend: str) -> str:
+    """The fixed system message of every answer for ``backend``: the local backend reads it once at
+    warm-up (assistant.backends.local.warm) and keeps its KV cached, so it must not vary per question."""
+    return load_prompt("answer_system")
+
+
+def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer_tokens: int,
+                   cfg: PromptsSection = _DEFAULTS) -> tuple[list[dict[str, str]], list[int]]:
     """System and user messages holding the best evidence sentences of the relevant sources, packed
     into the prompt budget; also the hit index of each source number shown ([1] -> shown[0])."""
-    system = load_prompt("answer_system")
+    system = system_prompt(getattr(model, "name", ""))
     question = as_data(evidence.question)
-    budget = prompt_budget(model, max_answer_tokens) - count_tokens(system)
+    budget = prompt_budget(model, max_answer_tokens, cfg) - count_tokens(system)
     budget -= count_tokens(render("answer_user", sources="", question=question))
     best: dict[int, float] = {}
     for s in evidence.sentences:
@@ -87,13 +87,13 @@ def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer
     blocks: list[str] = []
     shown: list[int] = []
     for i in sorted(best, key=lambda i: -best[i]):
-        if best[i] < top * SOURCE_FLOOR:
+        if best[i] < top * cfg.source_floor:
             break
         ranked = sorted((s for s in evidence.of_doc(i) if not INSTRUCTION_LIKE.search(s.text)),
                         key=lambda s: -(s.lexical + s.dense))
         if not ranked:
             continue
-        for n_sent in range(min(EVIDENCE_PER_SOURCE, len(ranked)), 0, -1):
+        for n_sent in range(min(cfg.evidence_per_source, len(ranked)), 0, -1):
             chosen = sorted(ranked[:n_sent], key=lambda s: s.start)
             block = render("source_block", n=str(len(shown) + 1), label=as_data(labels[i]),
                            evidence=" ".join(as_data(s.text) for s in chosen))
@@ -109,8 +109,8 @@ def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer
     return [{"role": "system", "content": system}, {"role": "user", "content": user}], shown
 
 
-def condense_messages(question: str, history: list[dict[str, str]]) -> list[dict[str, str]]:
+def condense_messages(question: str, history: list[dict[str, str]], cfg: PromptsSection = _DEFAULTS) -> list[dict[str, str]]:
     """The request that rewrites a follow-up as a standalone question."""
-    turns = [m for m in history if m.get("role") in ("user", "assistant") and m.get("content")][-2 * HISTORY_TURNS :]
+    turns = [m for m in history if m.get("role") in ("user", "assistant") and m.get("content")][-2 * cfg.history_turns :]
     lines = [f"{m['role'].capitalize()}: {' '.join(m['content'].split())[:400]}" for m in turns]
     return [{"role": "user", "content": render("condense_question", history="\n".join(lines), question=question)}]

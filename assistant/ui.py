@@ -18,6 +18,12 @@ The same app answers over HTTP for ``gradio_client`` (api_name ``"ask"``)::
 ``result`` is ``Answer.to_dict()``: ``question``, ``answer``, ``citations`` (``n``, ``doc_id``,
 ``label``, ``text``, ``source``, ``score``, ``evidence`` with character spans), ``refused``,
 ``closest``, ``backend``, ``fallback_reason``, ``usage`` and ``timings`` (seconds; ``total``).
+
+Local model warm-up: when the default backend is ``local``, :func:`start` loads the model in the
+background (``assistant.backends.local.warm``). Until it is ready, questions for ``local`` are
+answered by the extractive engine (backend ``local→extractive``, with the reason), and the page's
+status line (``#model-status``) says so. ``client.predict(api_name="/model_status")`` returns
+``{"backend", "state", "detail"}`` (state: idle, loading, ready, failed, or "" for other backends).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from typing import Any
 
 import gradio as gr
 
+from assistant.backends import local
 from assistant.core import Assistant
 from assistant.settings import Settings
 from assistant.types import Answer
@@ -50,6 +57,8 @@ log = logging.getLogger(__name__)
 
 CONCURRENCY = 4  # answers computed at once; the rest wait in the queue
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+STATUS_POLL_S = 1.0  # how often the page re-reads the model status while it loads (a UI-latency choice)
+WARMING_REASON = "the local model is still loading, so this answer was extracted from the sources"
 UPLOAD_TYPES = [".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"]
 PLACEHOLDER = ("**Ask a question about the indexed research abstracts.** Answers quote or paraphrase the "
                "abstracts and cite them as [n]; the sources appear on the right. Pick an example below to start.")
@@ -73,6 +82,55 @@ def available_backends(settings: Settings) -> list[str]:
     from assistant.backends import available_backends as registered
 
     return registered(settings)
+
+
+def default_backend(settings: Settings, backends: list[str]) -> str:
+    """The backend the page starts with: the configured/resolved one if usable, else the last usable."""
+    from assistant.backends import resolve
+
+    try:
+        name = resolve(settings)
+    except Exception:
+        name = "extractive"
+    return name if name in backends else backends[-1]
+
+
+def model_status(settings: Settings, backend: str) -> dict[str, str]:
+    """``{"backend", "state", "detail"}`` of the chosen backend's model (state "" when not local)."""
+    state, detail = local.warm_state(settings) if backend == "local" else ("", "")
+    return {"backend": backend, "state": state, "detail": detail}
+
+
+def render_model_status(status: dict[str, str]) -> str:
+    state, detail = status["state"], status["detail"]
+    if state == "loading":
+        text = "Local model loading… answers are extracted from the sources until it is ready."
+    elif state == "ready":
+        text = "Local model ready" + (f" (loaded in {detail} s)." if detail else ".")
+    elif state == "failed":
+        text = f"Local model unavailable ({esc(detail[:300])}); answers are extracted from the sources."
+    elif state == "idle":
+        text = "Local model not loaded yet; it starts loading with the first question."
+    else:
+        return '<p class="model-status" data-state=""></p>'
+    return f'<p class="model-status answer-meta" data-state="{state}">{text}</p>'
+
+
+def route(settings: Settings, backend: str) -> tuple[str, str]:
+    """(backend to answer with, fallback reason): the extractive engine while the local model warms."""
+    if backend != "local" or local.is_ready(settings):
+        return backend, ""
+    local.warm(settings)  # idempotent: starts loading if nothing has yet
+    state, detail = local.warm_state(settings)
+    if state == "failed":
+        return "extractive", f"the local model could not be loaded ({detail}), so this answer was extracted"
+    return "extractive", WARMING_REASON
+
+
+def _mark(answer: Answer, reason: str) -> Answer:
+    if reason:
+        answer.backend, answer.fallback_reason = "local→extractive", reason
+    return answer
 
 
 def parse_auth(auth: str | None) -> tuple[str, str] | None:
@@ -110,6 +168,8 @@ def start(assistant: Assistant, settings: Settings | None = None, *, block: bool
     ``demo.local_url``. ``block=False`` returns at once (the server runs in a background thread;
     stop it with ``demo.close()``)."""
     options = launch_options(settings or assistant.settings)  # fail fast on unsafe settings
+    if default_backend(assistant.settings, available_backends(assistant.settings)) == "local":
+        local.warm(assistant.settings)  # the page is usable at once; the model loads meanwhile
     demo = build_app(assistant)
     demo.launch(prevent_thread_lock=not block, quiet=not block, **options)
     return demo
@@ -163,14 +223,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
     """The whole page, for one shared ``assistant``; per-visitor state lives in ``gr.State``."""
     settings = assistant.settings
     backends = available_backends(settings)
-    try:
-        from assistant.backends import resolve
-
-        default_backend = resolve(settings)
-    except Exception:
-        default_backend = "extractive"
-    if default_backend not in backends:
-        default_backend = backends[-1]
+    first_backend = default_backend(settings, backends)
 
     def respond(message: str, turns: list[Turn], backend: str, k: float) -> Iterator[tuple[Any, ...]]:
         question = (message or "").strip()
@@ -182,8 +235,9 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         yield _display([*turns, pending]), turns, render_sources(None, pending=True), ""
         answer: Answer | None = None
         parts: list[str] = []
+        name, reason = route(settings, backend or first_backend)
         try:
-            for item in assistant.stream(question, history=_history(turns), backend=backend or None, k=int(k)):
+            for item in assistant.stream(question, history=_history(turns), backend=name, k=int(k)):
                 if isinstance(item, Answer):
                     answer = item
                 elif item:
@@ -197,7 +251,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             turns = [*turns, {"question": question, "answer": "", "html": render_error(_error_text(exc))}]
             yield _display(turns), turns, render_sources(None), ""
             return
-        done = {"question": question, "answer": answer.text, "html": render_answer(answer)}
+        done = {"question": question, "answer": answer.text, "html": render_answer(_mark(answer, reason))}
         turns = [*turns, done]
         yield _display(turns), turns, render_sources(answer), ""
 
@@ -214,11 +268,25 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             history = parse_history(history_json)
         except ValueError as exc:
             raise gr.Error(str(exc)) from exc
+        name, reason = route(settings, backend or first_backend)
         try:
-            return assistant.ask(question or "", history=history, backend=backend or None).to_dict()
+            return _mark(assistant.ask(question or "", history=history, backend=name), reason).to_dict()
         except Exception as exc:
             log.exception("API ask %r failed", question)
             raise gr.Error(f"answering failed: {_error_text(exc)}") from exc
+
+    def status_api(backend: str = "") -> dict[str, str]:
+        """The model status for ``backend`` ("" for the default): backend, state, detail."""
+        return model_status(settings, backend or first_backend)
+
+    def status_tick(backend: str) -> tuple[str, Any]:
+        status = model_status(settings, backend)
+        return render_model_status(status), gr.Timer(active=status["state"] in ("loading", "idle"))
+
+    def pick_backend(backend: str) -> tuple[str, Any]:
+        if backend == "local":
+            local.warm(settings)  # choosing the local model starts loading it
+        return status_tick(backend)
 
     def stats() -> str:
         try:
@@ -255,6 +323,9 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         gr.HTML('<div class="qa-header"><h1>Research-abstracts assistant</h1><p>Answers come only from the '
                 "indexed abstracts; every claim cites its source [n]. Click or hover a [n] to see the "
                 "supporting sentences.</p></div>", head=HEAD, js_on_load=None, elem_classes=["qa-header"])
+        status_html = gr.HTML(render_model_status(model_status(settings, first_backend)), elem_id="model-status",
+                              js_on_load=None)
+        status_timer = gr.Timer(STATUS_POLL_S)
         with gr.Tab("Chat"):
             with gr.Row(equal_height=False):
                 with gr.Column(scale=3):
@@ -272,7 +343,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                     gr.Markdown("### Sources")
                     sources = gr.HTML(render_sources(None), elem_id="sources", js_on_load=None)
                     with gr.Accordion("Settings", open=False):
-                        backend = gr.Dropdown(backends, value=default_backend, label="Backend", elem_id="backend")
+                        backend = gr.Dropdown(backends, value=first_backend, label="Backend", elem_id="backend")
                         k = gr.Slider(1, 10, value=settings.top_k, step=1, label="Number of sources", elem_id="k")
         with gr.Tab("Corpus"):
             with gr.Row():
@@ -299,6 +370,12 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         new_chat.click(clear, **reset)
         chatbot.clear(clear, **reset)  # the chat's own trash icon starts over too
         gr.api(ask, api_name="ask")
+        gr.api(status_api, api_name="model_status")
+        status_io = {"inputs": [backend], "outputs": [status_html, status_timer], "api_visibility": "private",
+                     "show_progress": "hidden"}
+        status_timer.tick(status_tick, **status_io)
+        backend.change(pick_backend, **status_io)
+        demo.load(status_tick, **status_io)
         demo.load(stats, outputs=stats_html, api_visibility="private")
         refresh.click(stats, outputs=stats_html, api_visibility="private")
         query.submit(search, [query, n_hits, mode], hits, api_visibility="private")

@@ -1,10 +1,13 @@
-"""Time the local backend on a ~1,000-token prompt built from the abstracts.
+"""Time the local backend: prompt and generation tokens/s, and time to first token (TTFT).
 
-Usage: python -m evals.bench_local [--tokens 64] [--threads N] [--chars 5400]
+Usage: python -m evals.bench_local [--tokens 64] [--threads 1 2] [--chars 1800]
 
-Runs: ``cold`` (fresh model), ``same prefix`` (same system prompt, another question: llama.cpp
-reuses the cached prefix), ``repeat`` (identical prompt), ``no cache`` (same prefix with
-``cache_prompt`` off). Reports time to first token, total time and generation tokens/s.
+The prompt is a typical answer request: the real system prompt (prompts/answer_system.txt, as
+:func:`assistant.prompts.system_prompt` gives it) and a user turn of ~``--chars`` characters of
+abstract sentences (~400 tokens) plus a question. For each thread count, runs: ``warm-up`` (the
+system prompt alone, as ``local.warm`` does), ``cached sys`` (another evidence prompt with the same
+system prompt: llama.cpp reuses its KV), ``cached sys 2`` (a third), ``no cache`` (``cache_prompt``
+off: the whole prompt read). Prompt and generation tokens/s are llama.cpp's own timings.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.backends.local import LocalChatModel
+from assistant.backends.local import WARM_QUESTION, LocalChatModel, physical_cores, threads_for
+from assistant.prompts import system_prompt
 from assistant.settings import DEFAULT_CORPUS, Settings
 
 QUESTIONS = (
-    "Summarise, in detail, what these abstracts say about attention and softmax.",
-    "List the datasets and benchmarks these abstracts mention, with one line on each.",
+    "Summarise what these abstracts say about attention and softmax.",
+    "Which datasets and benchmarks do these abstracts mention?",
+    "What do these abstracts say about memory use?",
 )
 
 
@@ -34,19 +39,18 @@ class Run:
     total_s: float
     generated: int
 
-    @property
-    def gen_tok_s(self) -> float:
-        return (self.generated - 1) / max(self.total_s - self.ttft_s, 1e-9)
+    prompt_tok_s: float = 0.0  # llama.cpp's prompt_per_second (0 when the prompt was all cached)
+    gen_tok_s: float = 0.0  # llama.cpp's predicted_per_second
 
 
-def system_prompt(chars: int) -> str:
-    """Whole sentences from the corpus, in file order, up to ``chars`` characters."""
+def evidence(chars: int, skip: int) -> str:
+    """Whole sentences from the corpus, in file order from sentence ``skip``, up to ``chars`` characters."""
     text = " ".join(f.read_text(encoding="utf-8") for f in sorted(DEFAULT_CORPUS.glob("*.txt")))
-    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.replace("Daily Papers", " ").split()))
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.replace("Daily Papers", " ").split()))[skip:]
     out: list[str] = []
     while sentences and sum(map(len, out)) + len(sentences[0]) < chars:
         out.append(sentences.pop(0))
-    return "Answer only from these research-paper abstracts.\n\n" + " ".join(out)
+    return " ".join(out)
 
 
 def run(
@@ -75,46 +79,45 @@ def run(
         end = time.perf_counter()
     cached, fresh = int(timings.get("cache_n", 0)), int(timings.get("prompt_n", 0))
     ttft = (first or end) - start
-    return Run(label, cached + fresh, cached, ttft, end - start, int(timings.get("predicted_n", 0)))
+    return Run(label, cached + fresh, cached, ttft, end - start, int(timings.get("predicted_n", 0)),
+               float(timings.get("prompt_per_second", 0.0)) if fresh > 1 else 0.0,
+               float(timings.get("predicted_per_second", 0.0)))
+
+
+def bench(threads: int, tokens: int, chars: int) -> list[Run]:
+    settings = Settings.load(local_threads=threads)
+    model = LocalChatModel(settings)
+    start = time.perf_counter()
+    model._load()
+    print(f"\nmodel {model.model}: loaded in {time.perf_counter() - start:.1f} s, "
+          f"{threads_for(settings)} threads, n_ctx {settings.local_context}")
+    system = {"role": "system", "content": system_prompt("local")}
+    ask = [[system, {"role": "user", "content": f"Sources:\n{evidence(chars, 40 * i)}\n\nQuestion: {q}"}]
+           for i, q in enumerate(QUESTIONS)]
+    runs = [
+        run(model, "warm-up", [system, {"role": "user", "content": WARM_QUESTION}], 1, cache=True),
+        run(model, "cached sys", ask[0], tokens, cache=True),
+        run(model, "cached sys 2", ask[1], tokens, cache=True),
+        run(model, "no cache", ask[2], tokens, cache=False),
+    ]
+    print(f"{'run':<12} {'prompt':>6} {'cached':>6} {'TTFT s':>7} {'total s':>7} {'gen':>4} "
+          f"{'prompt tok/s':>12} {'gen tok/s':>9}")
+    for r in runs:
+        print(f"{r.label:<12} {r.prompt_tokens:>6} {r.cached_tokens:>6} {r.ttft_s:>7.2f} {r.total_s:>7.2f} "
+              f"{r.generated:>4} {r.prompt_tok_s:>12.1f} {r.gen_tok_s:>9.1f}")
+    return runs
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=64)
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--chars", type=int, default=5400, help="system prompt size in characters")
+    parser.add_argument("--threads", type=int, nargs="+", default=[physical_cores()])
+    parser.add_argument("--chars", type=int, default=1800, help="evidence characters in the user turn (~400 tokens)")
     args = parser.parse_args(argv)
-    settings = Settings.load(local_threads=args.threads)
-    model = LocalChatModel(settings)
-    start = time.perf_counter()
-    model._load()
-    print(
-        f"model {model.model}: loaded in {time.perf_counter() - start:.1f} s, "
-        f"{settings.local_threads} threads, n_ctx {settings.local_context}"
-    )
-    system = system_prompt(args.chars)
-    ask = [
-        [{"role": "system", "content": system}, {"role": "user", "content": q}] for q in QUESTIONS
-    ]
-    runs = [
-        run(model, "cold", ask[0], args.tokens, cache=True),
-        run(model, "same prefix", ask[1], args.tokens, cache=True),
-        run(model, "repeat", ask[1], args.tokens, cache=True),
-        run(model, "no cache", ask[0], args.tokens, cache=False),
-    ]
-    print(
-        f"\n{'run':<12} {'prompt':>6} {'cached':>6} {'TTFT s':>7} {'total s':>7} {'gen':>4} {'gen tok/s':>9}"
-    )
-    for r in runs:
-        print(
-            f"{r.label:<12} {r.prompt_tokens:>6} {r.cached_tokens:>6} {r.ttft_s:>7.2f} "
-            f"{r.total_s:>7.2f} {r.generated:>4} {r.gen_tok_s:>9.1f}"
-        )
-    cold = runs[0]
-    print(
-        f"\nprompt reading (cold): {cold.prompt_tokens / cold.ttft_s:.0f} tok/s; "
-        f"load average now {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
-    )
+    for threads in args.threads:
+        bench(threads, args.tokens, args.chars)
+    print(f"\nload average now {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
+          f"({physical_cores()} physical cores)")
 
 
 if __name__ == "__main__":

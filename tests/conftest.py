@@ -19,6 +19,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 from fake_openai import fake_openai  # noqa: E402,F401  (fixture: an OpenAI-compatible server on 127.0.0.1)
+from local_model import model_settings  # noqa: E402,F401  (fixture: the real packaged model, or a skip)
 
 from assistant import Assistant  # noqa: E402
 from assistant.backends import ChatModel, LLMError, register, unregister  # noqa: E402

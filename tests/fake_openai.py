@@ -1,6 +1,7 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, and the ``fake_openai`` fixture.
 
-Chat answers come from a thread-safe queue (``enqueue``, ``enqueue_fault``), else are
+Chat answers come from a thread-safe queue (``enqueue``, ``enqueue_fault``; ``trickle`` streams one
+word every ``interval`` seconds, as a slow or stuck server can), else are
 ``"Answer: "`` + the first 12 words of the last user message. Embeddings: 64-dim hashed bags of
 lowercase words, L2-normalised. Streams use chunked transfer encoding, as real servers do.
 """
@@ -24,7 +25,7 @@ from typing import Any
 
 import pytest
 
-FAULTS = ("429", "500", "hang", "cut", "malformed")
+FAULTS = ("429", "500", "hang", "cut", "malformed", "trickle")
 EMBED_DIM = 64
 
 
@@ -149,6 +150,24 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._hang_up()
 
+    def _trickle(self, events: list[Any], interval: float) -> None:
+        """Stream ``events`` one every ``interval`` s until done, the client hangs up or close()."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for event in events:
+            raw = ("data: " + (event if isinstance(event, str) else json.dumps(event)) + "\n\n").encode()
+            try:
+                self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
+                self.wfile.flush()
+            except OSError:  # the client gave up
+                self.close_connection = True
+                return
+            if self.server.stopping.wait(interval):
+                return
+        self.wfile.write(b"0\r\n\r\n")
+
     def _hang_up(self) -> None:
         self.close_connection = True
         self.wfile.flush()
@@ -210,6 +229,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._fail(status, kw.get("message", f"fake {kind} error"), headers)
         elif kind == "hang" and fake.stopping.wait(float(kw.get("seconds", 5))):
             pass  # the fixture is tearing down
+        elif kind == "trickle":
+            self._trickle([*_stream_chunks(body, text), "[DONE]"], float(kw.get("interval", 0.05)))
         elif kind == "malformed" and body.get("stream"):
             self._sse(["{this is not json"])
         elif kind == "malformed":

@@ -4,39 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from assistant.backends import local
 from assistant.backends.base import LLMError
+from assistant.prompts import count_tokens, system_prompt
 from assistant.settings import Settings
 
 HELLO = [{"role": "user", "content": "Say hello in five words."}]
-
-
-def _missing_reason() -> str | None:
-    if not local._xllamacpp_importable():
-        return f"xllamacpp is not installed: {local.INSTALL_HINT}"
-    missing = [i for i, p in local.model_parts().items() if p is None]
-    if missing:
-        return f"model parts {missing} are not installed: {local.INSTALL_HINT}"
-    return None
-
-
-@pytest.fixture(scope="session")
-def model_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """Settings whose data dir holds the real model, joined once per session (1.1 GB, ~5 s)."""
-    reason = _missing_reason()
-    if reason:
-        print(f"skipping local-model tests: {reason}")
-        pytest.skip(reason)
-    settings = Settings(data_dir=tmp_path_factory.mktemp("local-model"))
-    path = local.ensure_model(settings)
-    yield settings
-    path.unlink(missing_ok=True)  # don't leave 1.1 GB per session in the temp dir
 
 
 @pytest.fixture
@@ -174,3 +153,55 @@ def test_no_tcp_listener(model_settings: Settings) -> None:
         for line in Path(table).read_text().splitlines()[1:]:
             fields = line.split()
             assert not (fields[3] == "0A" and fields[9] in ours), f"TCP listener: {line}"
+
+
+def test_threads_default_to_physical_cores_unless_set(tmp_path: Path) -> None:
+    cores = local.physical_cores()
+    assert 1 <= cores <= (os.cpu_count() or 1)
+    assert local.threads_for(Settings(data_dir=tmp_path)) == cores
+    assert local.threads_for(Settings(data_dir=tmp_path, local_threads=7)) == 7
+    assert local.threads_for(Settings.load(data_dir=tmp_path, local_threads=1)) == 1
+
+
+def test_warm_failure_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "_WARMUPS", {})
+    settings = Settings(data_dir=tmp_path, local_model_path=tmp_path / "absent.gguf")
+    gate = threading.Event()
+    thread = local.warm(settings, gate=gate)
+    assert local.warm(settings) is thread  # one warm-up per model
+    assert local.warm_state(settings) == ("loading", "") and not local.is_ready(settings)
+    gate.set()
+    thread.join(timeout=30)
+    state, detail = local.warm_state(settings)
+    assert state == "failed" and "absent.gguf" in detail and not local.is_ready(settings)
+
+
+def test_warm_loads_and_reads_the_system_prompt(model_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "_WARMUPS", {})
+    monkeypatch.setattr(local, "_ENGINES", {})  # a fresh engine: nothing cached yet
+    gate = threading.Event()
+    thread = local.warm(model_settings, gate=gate)
+    assert local.warm_state(model_settings)[0] == "loading"
+    gate.set()
+    thread.join(timeout=300)
+    assert local.warm_state(model_settings)[0] == "ready" and local.is_ready(model_settings)
+    engine = local.LocalChatModel(model_settings)._load()
+    system = {"role": "system", "content": system_prompt("local")}
+    seen: dict[str, int] = {}
+
+    def on_chunk(chunk: dict) -> bool:
+        seen.update(chunk.get("timings") or {})
+        return False
+
+    request = {"messages": [system, {"role": "user", "content": "What is attention?"}], "max_tokens": 1}
+    with engine.lock:
+        engine.server.handle_chat_completions(request | {"stream": True, "cache_prompt": True}, on_chunk)
+    assert seen["cache_n"] >= count_tokens(system["content"]) // 2  # the system prompt was not read again
+
+
+def test_local_answer_deadline_stops_generation(model_settings: Settings) -> None:
+    slow = model_settings.model_copy(update={"answer_deadline_s": 1.0})
+    count = [{"role": "user", "content": "Count from 1 to 400, separated by commas."}]
+    with pytest.raises(LLMError, match="deadline"):
+        list(local.LocalChatModel(slow).stream(count, max_tokens=2000))
+    assert "".join(local.LocalChatModel(model_settings).stream(HELLO, max_tokens=4)).strip()  # usable again

@@ -184,3 +184,31 @@ def test_model_tables() -> None:
     assert estimate_cost("some-local-model", 10, 10) is None
     fake_settings = Settings(openai_model="mistral-7b", openai_base_url="http://127.0.0.1:1/v1")
     assert OpenAIChatModel(fake_settings).context_window == 8_192
+
+
+def test_trickling_server_is_stopped_at_the_answer_deadline(fake_openai: Any) -> None:
+    """Every read is quick (well under openai_timeout), but the answer never ends: the deadline stops it."""
+    words = [f"w{i}" for i in range(2000)]
+    fake_openai.enqueue_fault("trickle", text=" ".join(words), interval=0.02)
+    model = make_model(fake_openai, answer_deadline_s=0.5, openai_timeout=5.0, openai_max_retries=0)
+    received: list[str] = []
+    with pytest.raises(LLMError, match=r"deadline of 0\.5 s \(answer_deadline_s\)"):
+        for delta in model.stream(MESSAGES, max_tokens=4000):
+            received.append(delta)
+    assert received, "the stream had started before the deadline"
+    assert len("".join(received).split()) < len(words)  # stopped, not read to the end
+    fake_openai.enqueue("Contrastive pretraining helps [1].")  # the client is usable afterwards
+    assert "".join(collect(model)) == "Contrastive pretraining helps [1]."
+
+
+def test_a_trickle_that_ends_in_time_is_a_normal_answer(fake_openai: Any) -> None:
+    fake_openai.enqueue_fault("trickle", text="Slow but complete answer [1].", interval=0.01)
+    model = make_model(fake_openai, answer_deadline_s=30.0)
+    assert "".join(collect(model)) == "Slow but complete answer [1]."
+    assert model.last_finish_reason == "stop" and model.last_usage["completion_tokens"] == 5
+
+
+def test_hang_is_cut_at_the_deadline_even_with_a_longer_read_timeout(fake_openai: Any) -> None:
+    fake_openai.enqueue_fault("hang", seconds=30)
+    model = make_model(fake_openai, answer_deadline_s=0.5, openai_timeout=30.0, openai_max_retries=3)
+    assert "deadline of 0.5 s" in failure(model)

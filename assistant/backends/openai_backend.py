@@ -7,11 +7,19 @@ unless the response carries ``retry-after-ms`` / ``Retry-After`` (seconds or HTT
 and 120 s, which it then honours exactly; a Retry-After above 120 s means "do not retry". So we
 pass ``settings.openai_max_retries`` to it and write no loop of our own. A stream that fails after
 its first bytes is not retried (the caller already has part of the answer): it raises LLMError.
+
+Deadline: ``openai_timeout`` bounds each read, so a server that trickles a token every few seconds
+would hold an answer open for ever. ``answer_deadline_s`` bounds the whole answer (retries
+included): the request runs in a worker thread, the caller waits on its deltas until the deadline,
+then raises LLMError and the worker closes the response at its next delta (or read timeout).
 """
 
 from __future__ import annotations
 
 import logging
+import queue
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +43,7 @@ CONTEXT_WINDOWS: dict[str, int] = {
     "gpt-3.5-turbo": 16_385,
 }
 DEFAULT_CONTEXT_WINDOW = 8_192
+_DONE = object()
 
 # USD per million tokens (input, output), OpenAI list prices; same prefix matching.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
@@ -90,24 +99,67 @@ class OpenAIChatModel(ChatModel):
 
     def stream(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
         self.last_usage, self.last_finish_reason = {}, None
+        deadline = time.monotonic() + self.settings.answer_deadline_s
+        args = (messages, max_tokens, temperature)
         try:
-            yield from self._stream(messages, max_tokens, temperature)
-        except openai.BadRequestError as exc:
-            if not (self._usage_option and "stream_options" in str(exc.message)):
-                raise self._error(exc) from exc
-            self._usage_option = False  # an older server: ask once more, without usage
-            yield from self.stream(messages, max_tokens=max_tokens, temperature=temperature)
+            try:
+                yield from self._until(deadline, *args)
+            except openai.BadRequestError as exc:
+                if not (self._usage_option and "stream_options" in str(exc.message)):
+                    raise
+                self._usage_option = False  # an older server: ask once more, without usage
+                yield from self._until(deadline, *args)
         except (openai.OpenAIError, httpx.HTTPError, ValueError) as exc:
             raise self._error(exc) from exc
-        else:
-            if self.last_finish_reason is None:
-                raise LLMError(
-                    f"the answer from the OpenAI-compatible server at {self.base_url} was incomplete: "
-                    "the stream was cut before the model finished (no finish_reason)"
-                )
+        if self.last_finish_reason is None:
+            raise LLMError(
+                f"the answer from the OpenAI-compatible server at {self.base_url} was incomplete: "
+                "the stream was cut before the model finished (no finish_reason)"
+            )
+
+    def _until(self, deadline: float, messages: list[Message], max_tokens: int, temperature: float) -> Iterator[str]:
+        """The deltas of one request, run in a worker thread; LLMError once ``deadline`` passes."""
+        items: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                for text in self._stream(messages, max_tokens, temperature):
+                    items.put(text)
+                    if stop.is_set():
+                        break  # closes the generator, and with it the HTTP response
+            except BaseException as exc:  # handed to the caller's thread
+                items.put(exc)
+            finally:
+                items.put(_DONE)
+
+        threading.Thread(target=work, name="openai-stream", daemon=True).start()
+        try:
+            while True:
+                try:
+                    if (remaining := deadline - time.monotonic()) <= 0:
+                        raise queue.Empty
+                    item = items.get(timeout=remaining)
+                except queue.Empty:
+                    raise self._deadline_error() from None
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+
+    def _deadline_error(self) -> LLMError:
+        msg = (f"the OpenAI-compatible server at {self.base_url} did not finish the answer within the "
+               f"deadline of {self.settings.answer_deadline_s:g} s (answer_deadline_s); stopped waiting")
+        log.warning("openai backend: %s", msg)
+        return LLMError(msg)
 
     def _stream(self, messages: list[Message], max_tokens: int, temperature: float) -> Iterator[str]:
         extra: dict[str, Any] = {"stream_options": {"include_usage": True}} if self._usage_option else {}
+        if self.settings.answer_deadline_s < self.settings.openai_timeout:  # no read may outlast the answer
+            extra["timeout"] = self.settings.answer_deadline_s
         response = self._client.chat.completions.create(
             model=self.model,
             messages=messages,  # type: ignore[arg-type]
@@ -140,7 +192,8 @@ class OpenAIChatModel(ChatModel):
     def _error(self, exc: Exception) -> LLMError:
         where = f"the OpenAI-compatible server at {self.base_url}"
         if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
-            msg = (f"{where} did not answer within {self.settings.openai_timeout:g} s (timeout, "
+            read_s = min(self.settings.openai_timeout, self.settings.answer_deadline_s)
+            msg = (f"{where} did not answer within {read_s:g} s (timeout, "
                    f"{self.settings.openai_max_retries} retries); is it overloaded or the model too slow?")
         elif isinstance(exc, openai.APIConnectionError):
             msg = f"could not connect to {where} ({exc.__cause__ or exc}); is it running and reachable?"
