@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import re
@@ -71,6 +72,19 @@ def english_terms() -> Callable[[str], list[str]]:
 def index_path(data_dir: Path, collection_prefix: str) -> Path:
     """Where the index of one collection lives: ``<data_dir>/lexical/<collection_prefix>/``."""
     return Path(data_dir) / "lexical" / collection_prefix
+
+
+TOKENIZER_ID = "bm25s-en-stop-snowball-1"  # recorded in the manifest: change it when the analysis changes
+
+
+@functools.cache
+def default_terms() -> Callable[[str], list[str]]:
+    return english_terms()
+
+
+def open_for(data_dir: Path, collection_prefix: str) -> LexicalIndex:
+    """The index ingest writes and search reads (one place chooses the tokenizer for both)."""
+    return LexicalIndex.open(index_path(data_dir, collection_prefix), default_terms(), TOKENIZER_ID)
 
 
 @dataclass
