@@ -211,6 +211,41 @@ def run_sizes(sizes: list[int], work: Path) -> list[dict[str, Any]]:
     return results
 
 
+def idf_drift(work: Path, batch: int = 24) -> dict[str, float]:
+    """nDCG@10 (SciFact-2101 train+test claims, BM25 alone) of one rebuilt index vs the same corpus
+    as a base + deltas just under the merge threshold (the worst case the merge policy allows)."""
+    import shutil
+
+    from assistant.lexical import MERGE_FRACTION, LexicalIndex, english_terms
+    from evals.metrics import ndcg_at_k
+
+    rows = [json.loads(line) for line in (SCIFACT / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    docs = [(r["_id"], f"{r['title']} {r['text']}".strip()) for r in rows]
+    qrels: dict[str, set[str]] = {}
+    for split in ("train", "test"):
+        for line in (SCIFACT / "qrels" / f"{split}.tsv").read_text().splitlines()[1:]:
+            q, d, _ = line.split("\t")
+            qrels.setdefault(q, set()).add(d)
+    queries = {r["_id"]: r["text"] for r in map(json.loads, (SCIFACT / "queries.jsonl").read_text().splitlines()) if r["_id"] in qrels}
+    terms = english_terms()
+    base_n = int(len(docs) / (1 + MERGE_FRACTION * 0.99))
+    out: dict[str, float] = {}
+    for name, cuts in (("rebuilt", [len(docs)]), ("segmented", [base_n, *range(base_n + batch, len(docs), batch), len(docs)])):
+        folder = work / f"idf-{name}"
+        shutil.rmtree(folder, ignore_errors=True)
+        index, start = LexicalIndex.open(folder, terms), 0
+        for cut in cuts:
+            index.add([d for d, _ in docs[start:cut]], [t for _, t in docs[start:cut]])
+            index.flush()
+            start = cut
+        segments = len(json.loads((folder / "manifest.json").read_text())["segments"])
+        out[f"{name}_segments"] = segments
+        out[f"{name}_ndcg10"] = sum(ndcg_at_k(qrels[q], [d for d, _ in index.search(t, 10)], 10)
+                                    for q, t in queries.items()) / len(queries)
+    out["queries"] = len(queries)
+    return out
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
     print(f"{'chunks':>9} {'abstracts':>9} {'ingest/s':>9} {'p50 ms':>7} {'p95 ms':>7} {'open s':>7} {'first s':>7} "
           f"{'RSS MiB':>8} {'server MiB':>10}")
@@ -228,9 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.idf:
-        from evals.bench_scale_idf import main as idf_main
-
-        return idf_main(args.work)
+        print(json.dumps(idf_drift(args.work), indent=2))
+        return 0
     rows = run_sizes([int(s) for s in args.sizes.split(",")], args.work)
     print_table(rows)
     if args.json:
