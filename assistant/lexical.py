@@ -17,7 +17,11 @@ bm25s indexes in one folder:
 Scores: each segment has its own IDF and average length (bm25s' "lucene" BM25, k1=1.5, b=0.75, the
 library defaults measured in assistant/retrieval.py). Segments are merged into a new base when the
 deltas plus tombstones exceed ``MERGE_FRACTION`` of the base, which bounds both the IDF drift and
-the merge cost (see the constant). ``python -m evals.bench_scale --idf`` measures the drift.
+the merge cost (see the constant). A new delta is scored with the corpus-wide document frequencies,
+document count and average length of the segments already there (``build_scores``' ``bg_*``), so
+only the older segments' statistics go stale, by at most the merge fraction. Measured with
+``python -m evals.bench_scale --idf`` (SciFact-2101, 265 train+test claims, BM25 alone, nDCG@10):
+one rebuilt index 0.7684; base + 8 deltas holding 9.9% of the corpus 0.7688 (no measurable effect).
 
 Changes made with ``add``/``delete`` are buffered and become visible (to this and other processes)
 at ``flush()``.

@@ -304,6 +304,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 print(f"asking until {n} questions are answered ...", file=sys.stderr, flush=True)
                 results += ask_stream_of(clients, asked[len(results) : n])
                 rss[str(n)] = rss_mib(pid)
+                print(f"  {n} answered, app RSS {rss[str(n)]} MiB", file=sys.stderr, flush=True)
             wall = time.perf_counter() - t0
         talk = [msg for r in results if (msg := cross_talk(r, direct[r.question]))]
         errors = [f"{r.question!r}: {r.error}" for r in results if r.got is None]
