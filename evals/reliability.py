@@ -2,7 +2,7 @@
 
 The web app (``assistant.ui.start``, the page ``assistant serve`` runs) is started in a child
 process over an ingested copy of the bundled corpus. It answers through the openai backend against
-the fake OpenAI-compatible server of ``tests/fake_openai.py`` (127.0.0.1 only), which delays each
+the fake OpenAI-compatible server of ``evals/fake_openai.py`` (127.0.0.1 only), which delays each
 answer by ``--delay`` seconds like a real LLM and whose default reply depends on the prompt, so
 answers differ per question. Then, over ``gradio_client`` sessions (the app's ``/ask`` API):
 
@@ -202,8 +202,7 @@ def rss_mib(pid: int) -> float | None:
 
 # --- the run ---------------------------------------------------------------------------------
 def fake_server() -> Any:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from fake_openai import FakeOpenAI
+    from evals.fake_openai import FakeOpenAI
 
     return FakeOpenAI()
 
@@ -305,6 +304,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 print(f"asking until {n} questions are answered ...", file=sys.stderr, flush=True)
                 results += ask_stream_of(clients, asked[len(results) : n])
                 rss[str(n)] = rss_mib(pid)
+                print(f"  {n} answered, app RSS {rss[str(n)]} MiB", file=sys.stderr, flush=True)
             wall = time.perf_counter() - t0
         talk = [msg for r in results if (msg := cross_talk(r, direct[r.question]))]
         errors = [f"{r.question!r}: {r.error}" for r in results if r.got is None]

@@ -19,7 +19,8 @@ import numpy as np
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
-from assistant.store import Store, StoredDoc, doc_metadata
+from assistant import lexical
+from assistant.store import BATCH, Store, StoredDoc, doc_metadata
 from ingest.chunking import chunk_text
 from ingest.dedup import find_versions
 from ingest.loaders import iter_files, load_file
@@ -27,6 +28,9 @@ from ingest.normalize import content_id, make_label, normalize_text
 from ingest.records import Problem, Record
 
 EMBED_BATCH_DOCS = 64  # docs written per step; a kill loses at most this much work
+# Abstracts buffered before the lexical index writes a delta segment: fewer, larger deltas (a kill
+# loses nothing: the next ingest re-adds what the docs collection holds and the index lacks).
+LEXICAL_FLUSH_DOCS = 2000
 
 
 @dataclass
@@ -108,11 +112,14 @@ def ingest_paths(
             by_id[content_id(normalize_text(rec.text))].append(rec)
     report.duplicates = sum(len(v) - 1 for v in by_id.values())
 
-    # 2. Compare with what is stored (after sweeping chunks orphaned by an interrupted run).
+    # 2. Compare with what is stored (after sweeping chunks orphaned by an interrupted run, and
+    #    bringing the lexical index in line with the docs collection, the source of truth).
     stored = store.all_docs()
-    orphans = store.chunk_doc_ids() - set(stored)
-    if orphans and not dry_run:
-        store.call("sweeping chunks", store.chunks.delete, where={"doc_id": {"$in": sorted(orphans)}})
+    lex = None
+    if not dry_run:
+        sweep_orphans(store, stored)
+        lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
+        reconcile_lexical(lex, stored)
     changed: list[StoredDoc] = []
     to_delete: list[str] = []
     for doc in stored.values():
@@ -141,6 +148,10 @@ def ingest_paths(
         for b in range(0, len(items), EMBED_BATCH_DOCS):
             batch = items[b : b + EMBED_BATCH_DOCS]
             report.chunks_added += _write_batch(batch, store, embedder, report)
+            assert lex is not None
+            lex.add([d.doc_id for d in batch], [d.text for d in batch])
+            if b // EMBED_BATCH_DOCS % max(1, LEXICAL_FLUSH_DOCS // EMBED_BATCH_DOCS) == 0:
+                lex.flush()
             bar.update(len(batch))
         bar.close()
 
@@ -148,6 +159,9 @@ def ingest_paths(
         # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
         store.update_doc_metadata(changed)
         store.delete_docs(to_delete)
+        assert lex is not None
+        lex.delete(to_delete)
+        lex.flush()
     files_replaced = {f for i in to_delete for f in stored[i].files}
     report.updated = min(len(to_delete), sum(1 for d in new_docs.values() if d.files & files_replaced))
     report.added = len(new_docs) - report.updated
@@ -159,6 +173,36 @@ def ingest_paths(
         report.totals = {**store.counts(), "works": len({d.work_id for d in store.all_docs().values()})}
     report.seconds = time.perf_counter() - started
     return report
+
+
+def sweep_orphans(store: Store, stored: dict[str, StoredDoc]) -> int:
+    """Delete chunks whose abstract is not stored (left by a killed ingest); returns how many.
+
+    Cheap when there are none: every doc records its ``n_chunks`` and is written after its chunks,
+    so the chunk count equals their sum unless a run was interrupted. Only then are the chunk ids
+    listed ("<doc_id>-<n>": ids only, no metadata) to find the orphans.
+    """
+    expected = sum(int(d.metadata.get("n_chunks", -1)) for d in stored.values())
+    if all("n_chunks" in d.metadata for d in stored.values()) and store.call("counting", store.chunks.count) == expected:
+        return 0
+    orphans: list[str] = []
+    total = store.call("reading chunks", store.chunks.count)
+    for offset in range(0, total, BATCH):
+        got = store.call("reading chunks", store.chunks.get, include=[], limit=BATCH, offset=offset)
+        orphans += [cid for cid in got["ids"] if cid.rsplit("-", 1)[0] not in stored]
+    for i in range(0, len(orphans), BATCH):
+        store.call("sweeping chunks", store.chunks.delete, ids=orphans[i : i + BATCH])
+    return len(orphans)
+
+
+def reconcile_lexical(lex: lexical.LexicalIndex, stored: dict[str, StoredDoc]) -> None:
+    """Index the stored abstracts the lexical index lacks and drop the ones no longer stored
+    (a kill between a docs write and the index's flush; a new machine's empty cache)."""
+    missing, extra = lex.diff(stored)
+    if missing or extra:
+        lex.delete(extra)
+        lex.add(sorted(missing), [stored[i].text for i in sorted(missing)])
+        lex.flush()
 
 
 def _link_same_ids(new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc], report: IngestReport) -> int:

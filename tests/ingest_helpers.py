@@ -137,6 +137,10 @@ def integrity(store: Store) -> dict[str, Any]:
         for _, text, meta in chunks:
             node = json.loads(meta["_node_content"])
             assert doc.text[node["start_char_idx"] : node["end_char_idx"]] == text
+    from assistant.lexical import open_for
+
+    lexical_ids = open_for(store.settings.data_dir, store.settings.collection_prefix).ids()
+    assert lexical_ids == set(docs), f"lexical index out of step: {sorted(lexical_ids ^ set(docs))[:5]}"
     return {
         "ids": sorted(docs),
         "sources": {i: sorted(d.sources) for i, d in docs.items()},

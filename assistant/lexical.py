@@ -1,0 +1,432 @@
+"""A persisted, incremental BM25 index over abstracts (bm25s segments, memory-mapped).
+
+Chroma's own sparse/BM25 index is Chroma Cloud only (chromadb 1.5.9: "Sparse vector indexing is
+not enabled in local"), and a bm25s index is static, so the index is a small log-structured set of
+bm25s indexes in one folder:
+
+- a large **base** segment and a few small **delta** segments (one per ``flush()`` with new
+  abstracts), plus **tombstones** (deleted rows, per segment, applied as a score mask);
+- ``manifest.json`` names the live segments and their tombstones and carries a generation counter.
+  Every segment is written into a temporary folder and renamed; the manifest is written to a temp
+  file and ``os.replace``-d. A killed writer leaves the previous manifest, which names only complete
+  segments (unreferenced folders are removed by the next writer);
+- a reader (a replica) reads the manifest, each segment's vocabulary and parameters, and memory-maps
+  the score arrays and the row -> doc id array: it never re-reads texts or chunks. ``refresh()``
+  re-reads the manifest only when its inode/size/mtime changed (one ``stat``).
+
+Scores: each segment has its own IDF and average length (bm25s' "lucene" BM25, k1=1.5, b=0.75, the
+library defaults measured in assistant/retrieval.py). Segments are merged into a new base when the
+deltas plus tombstones exceed ``MERGE_FRACTION`` of the base, which bounds both the IDF drift and
+the merge cost (see the constant). A new delta is scored with the corpus-wide document frequencies,
+document count and average length of the segments already there (``build_scores``' ``bg_*``), so
+only the older segments' statistics go stale, by at most the merge fraction. Measured with
+``python -m evals.bench_scale --idf`` (SciFact-2101, 265 train+test claims, BM25 alone, nDCG@10):
+one rebuilt index 0.7684; base + 8 deltas holding 9.9% of the corpus 0.7688 (no measurable effect).
+
+Changes made with ``add``/``delete`` are buffered and become visible (to this and other processes)
+at ``flush()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import os
+import re
+import shutil
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+# Merge all segments into a new base when deltas + tombstones exceed this fraction of the base:
+# each merge rewrites the base, so the total merge work over an ingest of N abstracts is about
+# N / MERGE_FRACTION token rows (amortised linear); and a delta holding <= 10% of the corpus moves
+# the IDF of a term by at most log(1.1) ~ 0.1 nats (measured effect on nDCG: evals/bench_scale.py --idf).
+MERGE_FRACTION = 0.10
+MAX_DELTAS = 8  # more deltas than this are merged into one: each costs a scoring pass per query
+K1, B = 1.5, 0.75  # bm25s defaults (lucene); measured best-or-equal in assistant/retrieval.py
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s.tokenize's default token_pattern
+
+
+def english_terms() -> Callable[[str], list[str]]:
+    """bm25s.tokenize's analysis for one text: lowercase words of 2+ characters, minus bm25s'
+    English stopwords, Snowball-stemmed with PyStemmer (the tokenizer of the tests and benchmarks)."""
+    import Stemmer
+    from bm25s.stopwords import STOPWORDS_EN
+
+    stem = Stemmer.Stemmer("english").stemWords
+    stop = frozenset(STOPWORDS_EN)
+
+    def terms(text: str) -> list[str]:
+        return list(stem([w for w in _TOKEN.findall(text.lower()) if w not in stop]))
+
+    return terms
+
+
+def index_path(data_dir: Path, collection_prefix: str) -> Path:
+    """Where the index of one collection lives: ``<data_dir>/lexical/<collection_prefix>/``."""
+    return Path(data_dir) / "lexical" / collection_prefix
+
+
+TOKENIZER_ID = "bm25s-en-stop-snowball-1"  # recorded in the manifest: change it when the analysis changes
+
+
+@functools.cache
+def default_terms() -> Callable[[str], list[str]]:
+    return english_terms()
+
+
+def open_for(data_dir: Path, collection_prefix: str) -> LexicalIndex:
+    """The index ingest writes and search reads (one place chooses the tokenizer for both)."""
+    return LexicalIndex.open(index_path(data_dir, collection_prefix), default_terms(), TOKENIZER_ID)
+
+
+@dataclass
+class _Segment:
+    name: str
+    bm25: Any  # bm25s.BM25 with memory-mapped scores
+    ids: np.ndarray  # row -> doc id (memory-mapped unicode array)
+    dead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # tombstoned rows
+    tokens: int = 0  # total token count (for the corpus-wide average length of later deltas)
+
+    @property
+    def rows(self) -> int:
+        return int(self.bm25.scores["num_docs"])
+
+    @property
+    def live(self) -> int:
+        return self.rows - len(self.dead)
+
+
+def build_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, bg_df: np.ndarray | None = None,
+                 bg_docs: int = 0, bg_tokens: int = 0) -> dict[str, Any]:
+    """bm25s' lucene BM25 score matrix (its ``scores`` dict: CSC over terms) from flat token ids.
+
+    ``bg_*``: document frequencies (per term of this vocabulary), documents and tokens of the rest
+    of the index, so that a small delta segment is scored with corpus-wide IDF and average length
+    (a 1-document segment on its own would give every term IDF log(1 + 0.5/1.5) = 0.29).
+
+    Same formulas as bm25s.scoring (_score_idf_lucene, _score_tfc_lucene), vectorised: bm25s'
+    build_index_from_ids wants a list of Python lists and counts each doc with a Counter; at 160k
+    abstracts (~20M tokens) those lists alone would take ~0.7 GB. tests/test_lexical.py checks the
+    result equals bm25s.BM25.index on the same corpus.
+    """
+    n_docs = len(offsets) - 1
+    lengths = np.diff(offsets)
+    doc = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+    keys, tf = np.unique(doc * n_vocab + flat.astype(np.int64), return_counts=True)
+    rows, terms = keys // n_vocab, keys % n_vocab
+    df = np.bincount(terms, minlength=n_vocab)
+    df_all = df + (bg_df if bg_df is not None else 0)
+    n_all = n_docs + bg_docs
+    idf = np.log(1.0 + (n_all - df_all + 0.5) / (df_all + 0.5))
+    avg = (int(lengths.sum()) + bg_tokens) / n_all if n_all else 1.0
+    tfc = tf / (K1 * ((1 - B) + B * lengths[rows] / (avg or 1.0)) + tf)
+    data = (idf[terms] * tfc).astype(np.float32)
+    order = np.argsort(terms, kind="stable")  # CSC: columns are terms, rows within a column ascending
+    indptr = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
+    return {"data": data[order], "indices": rows[order].astype(np.int32), "indptr": indptr, "num_docs": n_docs}
+
+
+class LexicalIndex:
+    def __init__(self, path: Path, tokenize: Callable[[str], list[str]], tokenizer_id: str = "") -> None:
+        self.path = Path(path)
+        self.tokenize = tokenize
+        self.tokenizer_id = tokenizer_id
+        self._segments: tuple[_Segment, ...] = ()
+        self._generation = 0
+        self._stamp: tuple[int, int, int] | None = None
+        self._where: dict[str, tuple[str, int]] | None = None  # doc id -> (segment, row), built lazily
+        self._pending_add: dict[str, list[str]] = {}
+        self._pending_del: set[str] = set()
+        self._tokens: dict[str, int] = {}  # segment -> token count, for the manifest
+        self._lock = threading.RLock()
+
+    # --- opening and refreshing ------------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path, tokenize: Callable[[str], list[str]], tokenizer_id: str = "") -> LexicalIndex:
+        """Open (or start) the index in ``path``. An index built with another ``tokenizer_id`` is
+        treated as empty (its terms would not match the queries'); the next flush replaces it."""
+        index = cls(path, tokenize, tokenizer_id)
+        index.refresh()
+        return index
+
+    def _manifest_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path / MANIFEST)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def refresh(self) -> bool:
+        """Reload if another process flushed since (one stat when nothing changed). True if reloaded."""
+        for _ in range(5):  # a writer may delete an old segment between our reading the manifest and it
+            stamp = self._manifest_stamp()
+            if stamp == self._stamp:
+                return False
+            try:
+                self._load(stamp)
+                return True
+            except FileNotFoundError:
+                continue
+        raise RuntimeError(f"{self.path}: the lexical index kept changing while being opened")
+
+    def _load(self, stamp: tuple[int, int, int] | None) -> None:
+        manifest = self._read_manifest()
+        if manifest.get("tokenizer", "") != self.tokenizer_id or manifest.get("format") != FORMAT:
+            manifest = {"generation": manifest.get("generation", 0), "segments": []}
+        old = {s.name: s for s in self._segments}
+        segments = []
+        for entry in manifest["segments"]:
+            seg = old.get(entry["name"]) or self._open_segment(entry["name"])
+            segments.append(_Segment(seg.name, seg.bm25, seg.ids, np.asarray(entry.get("dead", []), dtype=np.int64),
+                                     int(entry.get("tokens", 0))))
+        with self._lock:
+            self._segments = tuple(segments)
+            self._generation = int(manifest.get("generation", 0))
+            self._stamp = stamp
+            self._where = None
+            self._tokens = {s.name: s.tokens for s in segments}
+
+    def _read_manifest(self) -> dict[str, Any]:
+        try:
+            return dict(json.loads((self.path / MANIFEST).read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            return {"generation": 0, "segments": []}
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(f"{self.path / MANIFEST}: unreadable lexical index manifest ({exc}); "
+                               "delete the folder and it is rebuilt from the store") from exc
+
+    def _open_segment(self, name: str) -> _Segment:
+        folder = self.path / name
+        bm25 = bm25s.BM25.load(folder, mmap=True, show_progress=False)
+        return _Segment(name, bm25, np.load(folder / "ids.npy", mmap_mode="r"))
+
+    # --- reading ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return sum(s.live for s in self._segments)
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def ids(self) -> set[str]:
+        return set(self._locations())
+
+    def _locations(self) -> dict[str, tuple[str, int]]:
+        with self._lock:
+            if self._where is None:
+                where: dict[str, tuple[str, int]] = {}
+                for seg in self._segments:
+                    dead = set(seg.dead.tolist())
+                    where.update((str(d), (seg.name, r)) for r, d in enumerate(seg.ids.tolist()) if r not in dead)
+                self._where = where
+            return self._where
+
+    def search(self, query: str, k: int, exclude: set[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` best abstracts for ``query`` as (doc id, BM25 score > 0), best first."""
+        terms = self.tokenize(query)
+        if k <= 0 or not terms:
+            return []
+        exclude = exclude or set()
+        hits: list[tuple[float, str]] = []
+        for seg in self._segments:  # a snapshot: refresh() swaps the tuple, never mutates it
+            tids = [seg.bm25.vocab_dict[t] for t in terms if t in seg.bm25.vocab_dict]
+            if not tids or seg.rows == 0:
+                continue
+            scores = seg.bm25.get_scores_from_ids(tids)
+            if len(seg.dead):
+                scores[seg.dead] = 0.0
+            want = min(k + len(exclude), seg.rows)
+            top = np.argpartition(-scores, want - 1)[:want] if want < seg.rows else np.arange(seg.rows)
+            hits += [(float(scores[r]), str(seg.ids[r])) for r in top if scores[r] > 0]
+        hits.sort(key=lambda h: -h[0])
+        out = [(d, s) for s, d in hits if d not in exclude]
+        return out[:k]
+
+    # --- writing ---------------------------------------------------------------------------
+    def add(self, ids: list[str], texts: list[str]) -> None:
+        """Index (or re-index) abstracts; visible after ``flush()``."""
+        if len(ids) != len(texts):
+            raise ValueError(f"add: {len(ids)} ids but {len(texts)} texts")
+        with self._lock:
+            for i, t in zip(ids, texts, strict=True):
+                self._pending_add[str(i)] = self.tokenize(t)
+                self._pending_del.discard(str(i))
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Remove abstracts; visible after ``flush()``. Unknown ids are ignored."""
+        with self._lock:
+            for i in ids:
+                self._pending_add.pop(str(i), None)
+                self._pending_del.add(str(i))
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self._pending_add or self._pending_del)
+
+    def flush(self) -> None:
+        """Persist buffered changes (atomically), merging segments when the policy says so."""
+        with self._lock:
+            if not self.dirty:
+                return
+            self.path.mkdir(parents=True, exist_ok=True)
+            with self._writer_lock():
+                self.refresh()  # another writer may have flushed: apply our changes on top of its state
+                self._write(dict(self._pending_add), set(self._pending_del))
+                self._pending_add.clear()
+                self._pending_del.clear()
+
+    def sync_from(self, ids_and_texts: Iterable[tuple[str, str]]) -> None:
+        """Rebuild from the store (an iterable of (doc id, text), read in pages by the caller)."""
+        with self._lock:
+            self._pending_add = {}
+            for i, t in ids_and_texts:
+                self._pending_add[str(i)] = self.tokenize(t)
+            self._pending_del = set()
+            self.path.mkdir(parents=True, exist_ok=True)
+            with self._writer_lock():
+                self.refresh()
+                self._write(dict(self._pending_add), set(), rebuild=True)
+                self._pending_add.clear()
+
+    def diff(self, store_ids: Iterable[str]) -> tuple[set[str], set[str]]:
+        """(ids in the store but not indexed, ids indexed but not in the store), flushed state."""
+        have, want = self.ids(), set(store_ids)
+        return want - have, have - want
+
+    @contextlib.contextmanager
+    def _writer_lock(self) -> Any:
+        with open(self.path / ".lock", "a+b") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def _write(self, adds: dict[str, list[str]], deletes: set[str], rebuild: bool = False) -> None:
+        where = self._locations()
+        dead: dict[str, set[int]] = {s.name: set(s.dead.tolist()) for s in self._segments}
+        for doc_id in (deletes | set(adds)) if not rebuild else ():
+            if doc_id in where:
+                name, row = where[doc_id]
+                dead[name].add(row)
+        segments = [] if rebuild else list(self._segments)
+        names = [s.name for s in segments]
+        if adds:
+            names.append(self._write_segment(list(adds), list(adds.values()), segments))
+        rows = {s.name: s.rows for s in segments}
+        if adds:
+            rows[names[-1]] = len(adds)
+        base_live = rows[names[0]] - len(dead.get(names[0], ())) if names else 0
+        churn = sum(len(v) for v in dead.values()) + sum(rows[n] for n in names[1:])
+        if len(names) > 1 and churn > MERGE_FRACTION * base_live:
+            names = [self._merge(names, dead, [])]
+        elif len(names) > 1 + MAX_DELTAS:
+            names = [names[0], self._merge(names[1:], dead, segments[:1])]
+        entries = [{"name": n, "dead": sorted(dead.get(n, ())), "tokens": self._tokens[n]} for n in names]
+        self._write_manifest(entries)
+        self._collect_garbage(set(names))
+
+    def _segment_tokens(self, name: str) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        folder = self.path / name
+        vocab = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
+        words = [""] * len(vocab)
+        for w, i in vocab.items():
+            words[i] = w
+        return words, np.load(folder / "tokens.npy"), np.load(folder / "offsets.npy"), np.load(folder / "ids.npy")
+
+    def _merge(self, names: list[str], dead: dict[str, set[int]], background: list[_Segment]) -> str:
+        """One new segment holding the live rows of ``names`` (tokens re-mapped to one vocabulary)."""
+        vocab: dict[str, int] = {}
+        parts, lengths, ids = [], [], []
+        for name in names:
+            words, flat, offsets, seg_ids = self._segment_tokens(name)
+            remap = np.asarray([vocab.setdefault(w, len(vocab)) for w in words], dtype=np.int32)
+            keep = np.ones(len(seg_ids), dtype=bool)
+            keep[list(dead.get(name, ()))] = False
+            lens = np.diff(offsets)
+            row_of_token = np.repeat(keep, lens)
+            parts.append(remap[flat[row_of_token]] if len(flat) else flat)
+            lengths.append(lens[keep])
+            ids.append(seg_ids[keep])
+        flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+        offsets = np.concatenate([[0], np.cumsum(np.concatenate(lengths))]).astype(np.int64)
+        return self._save_segment(np.concatenate(ids).astype(str).tolist(), flat, offsets, vocab, background)
+
+    def _write_segment(self, ids: list[str], token_lists: list[list[str]], background: list[_Segment]) -> str:
+        vocab: dict[str, int] = {}
+        flat = np.asarray([vocab.setdefault(t, len(vocab)) for toks in token_lists for t in toks], dtype=np.int32)
+        offsets = np.concatenate([[0], np.cumsum([len(t) for t in token_lists])]).astype(np.int64)
+        return self._save_segment(ids, flat, offsets, vocab, background)
+
+    def _save_segment(self, ids: list[str], flat: np.ndarray, offsets: np.ndarray, vocab: dict[str, int],
+                      background: list[_Segment]) -> str:
+        name = f"seg-{self._generation + 1:08d}-{uuid.uuid4().hex[:8]}"
+        tmp = self.path / f".tmp-{name}"
+        bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
+        bg_df = np.zeros(max(len(vocab), 1), dtype=np.int64)
+        words = list(vocab)
+        for seg in background:  # document frequencies of this segment's terms in the rest of the index
+            seg_df = np.diff(np.asarray(seg.bm25.scores["indptr"]))
+            where = np.asarray([seg.bm25.vocab_dict.get(w, -1) for w in words], dtype=np.int64)
+            found = (where >= 0) & (where < len(seg_df))
+            bg_df[found] += seg_df[where[found]]  # vocab ids are 0..n-1 in insertion order
+        bm25.scores = build_scores(flat, offsets, max(len(vocab), 1), bg_df, sum(s.rows for s in background),
+                                   sum(s.tokens for s in background))
+        self._tokens[name] = int(len(flat))
+        bm25.vocab_dict = vocab
+        bm25.nonoccurrence_array = None
+        bm25.save(tmp, show_progress=False)
+        np.save(tmp / "ids.npy", np.asarray(ids, dtype=str))
+        np.save(tmp / "tokens.npy", flat.astype(np.int32))  # kept for merges (never read by search)
+        np.save(tmp / "offsets.npy", offsets)
+        _fsync_dir(tmp)
+        os.rename(tmp, self.path / name)
+        return name
+
+    def _write_manifest(self, entries: list[dict[str, Any]]) -> None:
+        manifest = {"format": FORMAT, "tokenizer": self.tokenizer_id, "generation": self._generation + 1,
+                    "segments": entries, "docs": sum(self._count(e) for e in entries)}
+        tmp = self.path / f".{MANIFEST}.{uuid.uuid4().hex[:8]}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(manifest, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path / MANIFEST)
+        _fsync_dir(self.path)
+        self._stamp = None
+        self.refresh()
+
+    def _count(self, entry: dict[str, Any]) -> int:
+        params = json.loads((self.path / entry["name"] / "params.index.json").read_text(encoding="utf-8"))
+        return int(params["num_docs"]) - len(entry["dead"])
+
+    def _collect_garbage(self, live: set[str]) -> None:
+        """Remove segment folders the manifest no longer names (readers keep their mmaps: Linux
+        unlinks a mapped file only when the last mapping goes) and temp folders of killed writers."""
+        for p in self.path.iterdir():
+            if p.is_dir() and p.name not in live and (p.name.startswith("seg-") or p.name.startswith(".tmp-")):
+                shutil.rmtree(p, ignore_errors=True)
+            elif p.name.startswith(f".{MANIFEST}."):
+                p.unlink(missing_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    for p in [*path.iterdir(), path] if path.is_dir() else [path]:
+        if p.is_file() or p == path:
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
