@@ -49,10 +49,9 @@ class Assistant:
     @cached_property
     def retriever(self) -> Any:
         from assistant.retrieval import HybridRetriever
-        from assistant.text import tokens
 
         with self._init_lock:
-            return HybridRetriever(self.settings, self.store, self.embedder, tokens)
+            return HybridRetriever(self.settings, self.store, self.embedder)
 
     @cached_property
     def engine(self) -> Any:

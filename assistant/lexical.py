@@ -78,12 +78,15 @@ def index_path(data_dir: Path, collection_prefix: str) -> Path:
     return Path(data_dir) / "lexical" / collection_prefix
 
 
-TOKENIZER_ID = "bm25s-en-stop-snowball-1"  # recorded in the manifest: change it when the analysis changes
+TOKENIZER_ID = "project-terms-nltk-stop-snowball-1"  # recorded in the manifest: change it when the analysis changes
 
 
 @functools.cache
 def default_terms() -> Callable[[str], list[str]]:
-    return english_terms()
+    """The project's one term function (assistant.text.tokens), shared with evidence scoring."""
+    from assistant.text import tokens
+
+    return tokens
 
 
 def open_for(data_dir: Path, collection_prefix: str) -> LexicalIndex:
@@ -304,6 +307,16 @@ class LexicalIndex:
         """(ids in the store but not indexed, ids indexed but not in the store), flushed state."""
         have, want = self.ids(), set(store_ids)
         return want - have, have - want
+
+    def reconcile(self, texts: dict[str, str]) -> bool:
+        """Bring the index in line with ``texts`` (doc id -> text: the store, the source of truth):
+        index what it lacks, drop what the store no longer holds; True if anything changed."""
+        missing, extra = self.diff(texts)
+        if missing or extra:
+            self.delete(extra)
+            self.add(sorted(missing), [texts[i] for i in sorted(missing)])
+            self.flush()
+        return bool(missing or extra)
 
     @contextlib.contextmanager
     def _writer_lock(self) -> Any:

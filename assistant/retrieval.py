@@ -2,8 +2,8 @@
 
 - ``chunk``: MiniLM vectors of the abstract's chunks in Chroma, max-pooled per abstract;
 - ``abstract``: one MiniLM vector of the whole abstract (its first 256 word pieces) in Chroma;
-- ``bm25``: a BM25 index over the abstracts' text, with the shared term function
-  (``assistant.text.tokens``).
+- ``bm25``: the persisted BM25 index over the abstracts' text (``assistant.lexical``, written by
+  ingest, with the shared term function ``assistant.text.tokens``).
 
 Each signal returns its ``candidates`` best abstracts; ``fuse`` merges them (weights and method
 from ``settings.retrieval``, fitted by ``python -m evals.fit`` with k-fold cross-validation);
@@ -22,11 +22,13 @@ leaves once chromadb is imported; the two fusion formulas are a few lines each
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
+from assistant import lexical
+from assistant.lexical import LexicalIndex
 from assistant.settings import Settings
 from assistant.store import Store, StoredDoc
 
@@ -80,71 +82,49 @@ def max_pool(owners: Iterable[str], sims: Iterable[float]) -> Ranked:
     return sorted(best.items(), key=lambda kv: -kv[1])
 
 
-# --- the lexical side -----------------------------------------------------------------------------
-class BM25Index:
-    """bm25s over whole abstracts, built in memory from the store's texts."""
-
-    def __init__(self, ids: list[str], texts: list[str], tokenize: Callable[[str], list[str]]) -> None:
-        import bm25s
-
-        self.ids = ids
-        self._tokenize = tokenize
-        self._bm25 = bm25s.BM25()  # library defaults (lucene, k1=1.5, b=0.75): a 48-point grid spanned +-0.006
-        if ids:
-            self._bm25.index([tokenize(t) or [""] for t in texts], show_progress=False)
-
-    def search(self, query: str, k: int) -> Ranked:
-        vocab = getattr(self._bm25, "vocab_dict", None) or {}
-        known = [vocab[t] for t in dict.fromkeys(self._tokenize(query)) if t in vocab and t]
-        if not known:
-            return []
-        scores = self._bm25.get_scores_from_ids(known)
-        k = min(k, len(self.ids))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
-
-
 # --- the retriever --------------------------------------------------------------------------------
 class HybridRetriever:
     """Abstract-level retrieval for each mode; rebuilt when another process changed the index."""
 
-    def __init__(self, settings: Settings, store: Store, embedder: Any, tokenize: Callable[[str], list[str]]) -> None:
+    def __init__(self, settings: Settings, store: Store, embedder: Any) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        self.tokenize = tokenize
         self._lock = threading.Lock()
         self._docs: dict[str, StoredDoc] | None = None
         self._count = -1
-        self._bm25: BM25Index | None = None
+        self._lex: LexicalIndex | None = None
 
     def docs(self) -> dict[str, StoredDoc]:
         return self._current()[0]
 
     def invalidate(self) -> None:
         with self._lock:
-            self._docs, self._bm25, self._count = None, None, -1
+            self._docs, self._count = None, -1
 
-    def _current(self) -> tuple[dict[str, StoredDoc], BM25Index]:
+    def _current(self) -> tuple[dict[str, StoredDoc], LexicalIndex]:
         with self._lock:
             count = self.store.call("counting", self.store.docs.count)  # another process may have ingested
-            if self._docs is None or self._bm25 is None or count != self._count:
+            if self._lex is None:
+                self._lex = lexical.open_for(self.settings.data_dir, self.settings.collection_prefix)
+            self._lex.refresh()  # one stat when no other process flushed
+            if self._docs is None or count != self._count:
                 docs = self.store.all_docs()
-                self._bm25 = BM25Index(list(docs), [d.text for d in docs.values()], self.tokenize)
+                # a Chroma server seen from a data dir without its lexical index, or a stale one
+                self._lex.reconcile({i: d.text for i, d in docs.items()})
                 self._docs, self._count = docs, count
-            return self._docs, self._bm25
+            return self._docs, self._lex
 
     def embed_query(self, query: str) -> np.ndarray:
         return np.asarray(self.embedder([query]), dtype=np.float32)[0]
 
     def signals(self, query: str, n: int, names: Iterable[str] = SIGNALS, vector: np.ndarray | None = None) -> dict[str, Ranked]:
         """Each signal's ``n`` best abstracts with its raw score (cosine, or BM25)."""
-        docs, bm25 = self._current()
+        docs, lex = self._current()
         names = list(names)
         out: dict[str, Ranked] = {}
         if "bm25" in names:
-            out["bm25"] = bm25.search(query, n)
+            out["bm25"] = lex.search(query, n)
         if any(s in names for s in ("chunk", "abstract")):
             vec = self.embed_query(query) if vector is None else vector
             if "chunk" in names:

@@ -175,11 +175,9 @@ def rss_mib(pid: int) -> float:
 
 
 def run_sizes(sizes: list[int], work: Path) -> list[dict[str, Any]]:
-    sys.path.insert(0, str(ROOT / "tests"))  # the project's `chroma run` launcher
-    from chroma_server import ChromaServer
-
     from assistant.settings import Settings
     from assistant.store import Store
+    from evals.chroma_server import ChromaServer
     from ingest.chunking import chunk_text
     from ingest.pipeline import ingest_paths
 

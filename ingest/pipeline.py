@@ -119,7 +119,7 @@ def ingest_paths(
     if not dry_run:
         sweep_orphans(store, stored)
         lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
-        reconcile_lexical(lex, stored)
+        lex.reconcile({i: d.text for i, d in stored.items()})  # a kill between a docs write and a flush
     changed: list[StoredDoc] = []
     to_delete: list[str] = []
     for doc in stored.values():
@@ -193,16 +193,6 @@ def sweep_orphans(store: Store, stored: dict[str, StoredDoc]) -> int:
     for i in range(0, len(orphans), BATCH):
         store.call("sweeping chunks", store.chunks.delete, ids=orphans[i : i + BATCH])
     return len(orphans)
-
-
-def reconcile_lexical(lex: lexical.LexicalIndex, stored: dict[str, StoredDoc]) -> None:
-    """Index the stored abstracts the lexical index lacks and drop the ones no longer stored
-    (a kill between a docs write and the index's flush; a new machine's empty cache)."""
-    missing, extra = lex.diff(stored)
-    if missing or extra:
-        lex.delete(extra)
-        lex.add(sorted(missing), [stored[i].text for i in sorted(missing)])
-        lex.flush()
 
 
 def _link_same_ids(new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc], report: IngestReport) -> int:
