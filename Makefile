@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export GRADIO_ANALYTICS_ENABLED := False
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: run test install lint eval bench bench-local reliability clean
+.PHONY: run test install lint eval fit questions bench bench-scale bench-local reliability clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,10 +37,26 @@ lint: $(VENV)/.installed-$(subst $(comma),+,$(TEST_EXTRAS))
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-# Evaluation (dev set and SciFact-2101 test, side by side) and speed benchmarks.
+# Evaluation: every split side by side with the naive baseline (BM25 + one vector per abstract,
+# RRF), leave-one-out refusals, and SciFact-2101 test. The locked split is judged, never tuned on.
 eval: $(VENV)/.installed-dev
-	$(BIN)/assistant eval --dataset dev
+	$(BIN)/assistant eval --dataset dev --loo
+	$(BIN)/assistant eval --dataset generated --loo
+	$(BIN)/assistant eval --dataset generated_unanswerable
+	$(BIN)/assistant eval --dataset locked --loo
 	$(BIN)/assistant eval --dataset scifact-2101
+
+# Refit the behavioural constants by 5-fold cross-validation (writes evals/fits/*.json).
+fit: $(VENV)/.installed-dev
+	$(BIN)/python -m evals.fit all --scifact-dir evals/runs/_cache/scifact-train
+
+# The generated question set (one question per abstract, made by the packaged model; resumable).
+questions: $(VENV)/.installed-dev+local
+	$(BIN)/python -m evals.generate_questions --out evals/datasets/generated.jsonl
+
+# The whole hybrid path at 1k-100k chunks on a `chroma run` server (synthetic corpus).
+bench-scale: $(VENV)/.installed-dev
+	$(BIN)/python -m evals.bench_scale --sizes 1000,10000,100000
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/assistant bench

@@ -82,7 +82,7 @@ class AnswerEngine:
                exclude: set[str] | None = None) -> Iterator[str | Answer]:
         turn = Turn(" ".join(ANY_CONTROL.sub(" ", question or "").split()), history, backend, k, exclude)
         base = Answer(question=turn.question, text="", backend=backend)
-        if not terms(turn.question):
+        if not any(t.isascii() for t in terms(turn.question)):  # the embedder and corpus are English
             base.text, base.refused = EMPTY_TEXT, True
             yield self._finish(base, turn)
             return
@@ -202,7 +202,9 @@ class AnswerEngine:
             return self._refusal(base, turn)
         answer = self._verified(base, turn.hits, draft(choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer)))  # type: ignore[arg-type]
         answer = self._caveated(answer, turn, model_declined=True)
-        answer.fallback_reason = "the model found no direct answer in the sources; the closest statements are quoted"
+        answer.fallback_from = turn.backend
+        answer.backend = f"{turn.backend}→extractive"  # the text is extracted, as in every fallback
+        answer.fallback_reason = "the model declined (no direct answer in the sources); the closest statements are quoted, saying so"
         return self._finish(answer, turn)
 
     def _fallback(self, base: Answer, turn: Turn, reason: str) -> Answer:
