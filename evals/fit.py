@@ -48,6 +48,9 @@ def log(msg: str) -> None:
 
 
 # --- data ----------------------------------------------------------------------------------------
+LIMIT: int | None = None  # --limit: a smoke run on the first N questions of each set
+
+
 def tuning_questions(assistant: Any, sets: list[str]) -> list[Any]:
     """Single-turn questions of the tuning sets with their gold works (unanswerable: empty gold)."""
     paths = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH}
@@ -58,7 +61,8 @@ def tuning_questions(assistant: Any, sets: list[str]) -> list[Any]:
         if not path.exists():
             log(f"  {path.name}: not there, skipped")
             continue
-        qs, problems = resolve_anchors([r for r in load_for_tuning(path) if not r.get("previous")], docs)
+        rows = [r for r in load_for_tuning(path) if not r.get("previous")][:LIMIT]
+        qs, problems = resolve_anchors(rows, docs)
         for q in qs:
             q.raw["_set"] = name
         out += [q for q in qs if q.gold or q.type == "unanswerable"]
@@ -97,9 +101,9 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"mean": round(statistics.fmean(values), 4), "sd": round(statistics.pstdev(values), 4)}
 
 
-def write_fit(part: str, payload: dict[str, Any]) -> Path:
-    FITS_DIR.mkdir(exist_ok=True)
-    path = FITS_DIR / f"{part}.json"
+def write_fit(part: str, payload: dict[str, Any], out_dir: Path = FITS_DIR) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{part}.json"
     payload = {"command": "python -m " + " ".join(["evals.fit", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d"), **payload}
     path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {path}")
@@ -332,10 +336,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--scifact-dir", help="retrieval: also fit on SciFact-2101 train, indexed in this data dir")
     ap.add_argument("--sets", default="dev,generated", help="tuning sets (comma-separated): dev, generated")
+    ap.add_argument("--out-dir", default=str(FITS_DIR), help="where the fit files go (default evals/fits)")
+    ap.add_argument("--limit", type=int, default=None, help="only the first N questions of each set (a smoke run)")
     ap.add_argument("--refuse-rate", type=float, default=0.01, help="policy: share of answerable questions refused")
     ap.add_argument("--caveat-rate", type=float, default=0.10, help="policy: share of answerable questions hedged")
     args = ap.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
+    global LIMIT
+    LIMIT = args.limit
     assistant = open_assistant(args.data_dir)
     parts = ["retrieval", "decision", "answer"] if args.part == "all" else [args.part]
     for part in parts:
@@ -347,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             out = fit_answer(assistant, sets, args.folds)
         out["seconds"] = round(time.perf_counter() - t, 1)
-        write_fit(part, out)
+        write_fit(part, out, Path(args.out_dir))
         print(json.dumps({part: {k: v for k, v in out.items() if k not in ("chosen_per_fold",)}}, indent=1))
     return 0
 

@@ -41,8 +41,7 @@ def _entry_points(data: Path, out: Path) -> dict[str, list[str]]:
     return {
         "evals.check_dataset": [],
         "evals.harness": ["dev", "--limit", "3", "--no-plots", "--quiet", "--data-dir", str(data), "--out-dir", str(out / "run")],
-        "evals.answer_quality": ["--split", "tune", "--limit", "2", "--data-dir", str(data)],
-        "evals.tune_retrieval": ["--data-dir", str(data), "--dataset", "dev", "--split", "tune", "--quick", "--limit", "3"],
+        "evals.fit": ["retrieval", "--sets", "dev", "--folds", "2", "--limit", "12", "--data-dir", str(data), "--out-dir", str(out / "fits")],
         "evals.bench": ["--skip", "ingest", "--data-dir", str(data), "--queries", "2", "--cold-runs", "1", "--sizes", "200"],
         "evals.reliability": ["--sessions", "2", "--questions", "4", "--delay", "0", "--data-dir", str(data)],
     }
@@ -56,13 +55,13 @@ def test_evals_entry_point_exits_0(module: str, index_copy: Path, tmp_path: Path
     assert "Traceback" not in res.stderr
 
 
-def test_tune_retrieval_saves_its_results(index_copy: Path) -> None:
-    """The NameError this guards against came after the whole grid, when saving the results."""
-    saved = index_copy / "tune_dev_tune.json"
-    if not saved.exists():  # the parametrized run above writes it; run alone, produce it here
-        assert _run_module("evals.tune_retrieval", *_entry_points(index_copy, index_copy)["evals.tune_retrieval"]).returncode == 0
-    rows = json.loads(saved.read_text(encoding="utf-8"))
-    assert rows and all(len(r) == 3 and 0.0 <= r[1] <= 1.0 for r in rows)  # (variant, nDCG@10, R@5)
+def test_fit_writes_its_cross_validated_result(index_copy: Path, tmp_path: Path) -> None:
+    res = _run_module("evals.fit", *_entry_points(index_copy, tmp_path)["evals.fit"])
+    assert res.returncode == 0, res.stderr[-3000:]
+    fit = json.loads((tmp_path / "fits" / "retrieval.json").read_text(encoding="utf-8"))
+    assert fit["folds"] == 2 and len(fit["held_out_ndcg_by_fold"]) == 2
+    assert set(fit["chosen"]["weights"]) == {"chunk", "abstract", "bm25"}
+    assert "all.ndcg@10" in fit["naive_baseline"] and "all.ndcg@10" in fit["fitted"]
 
 
 @pytest.mark.slow
