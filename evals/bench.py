@@ -38,7 +38,7 @@ from evals.metrics import percentile
 from evals.net import free_port
 
 ROWS: list[dict[str, Any]] = []
-SECTIONS = ("ingest", "search", "cold", "scale")
+SECTIONS = ("ingest", "search", "cold", "scale", "local")
 
 
 def row(name: str, value: str, goal: str = "", note: str = "", **data: Any) -> None:
@@ -216,6 +216,23 @@ def bench_scale(work: Path, sizes: list[int], n_queries: int = 50) -> None:
 
 
 # --- main ---------------------------------------------------------------------------------------
+def bench_local_model(tokens: int = 32) -> None:
+    """The local LLM's prompt and generation speed (evals/bench_local.py), when it is installed."""
+    from assistant.backends import is_available
+    from assistant.settings import Settings
+
+    if not is_available("local", Settings()):
+        row("local model", "skipped", note="the local extra is not installed")
+        return
+    from evals.bench_local import bench, physical_cores
+
+    runs = bench(physical_cores(), tokens, 1800)
+    cached = next((r for r in runs if r.label == "cached sys"), runs[-1])
+    row("local: prompt reading", f"{cached.prompt_tok_s:.1f} tok/s", note=f"{cached.prompt_tokens} prompt tokens")
+    row("local: generation", f"{cached.gen_tok_s:.1f} tok/s", note=f"{cached.generated} tokens")
+    row("local: first token, system prompt cached", f"{cached.ttft_s:.1f} s", goal="<= 3 s")
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     w = max((len(r["benchmark"]) for r in rows), default=10)
     v = max((len(r["value"]) for r in rows), default=10)
@@ -259,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         if "scale" not in skip:
             sizes = [int(s) for s in args.sizes.split(",") if s.strip()] + ([1_000_000] if args.million else [])
             bench_scale(work, sizes, args.queries)
+        if "local" not in skip:
+            bench_local_model()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(table(ROWS))

@@ -42,7 +42,7 @@ def _entry_points(data: Path, out: Path) -> dict[str, list[str]]:
         "evals.check_dataset": [],
         "evals.harness": ["dev", "--limit", "3", "--no-plots", "--quiet", "--data-dir", str(data), "--out-dir", str(out / "run")],
         "evals.fit": ["retrieval", "--sets", "dev", "--folds", "2", "--limit", "12", "--data-dir", str(data), "--out-dir", str(out / "fits")],
-        "evals.bench": ["--skip", "ingest", "--data-dir", str(data), "--queries", "2", "--cold-runs", "1", "--sizes", "200"],
+        "evals.bench": ["--skip", "ingest,local", "--data-dir", str(data), "--queries", "2", "--cold-runs", "1", "--sizes", "200"],
         "evals.reliability": ["--sessions", "2", "--questions", "4", "--delay", "0", "--data-dir", str(data)],
     }
 
