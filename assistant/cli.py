@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("search", parents=[common], help="find the best abstracts for a query")
     s.add_argument("query")
     s.add_argument("--k", dest="hits", type=int, default=10, help="number of abstracts (default 10)")
-    s.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default="hybrid")
+    s.add_argument("--mode", choices=["hybrid", "dense", "bm25", "baseline"], default="hybrid",
+                   help="hybrid (default); dense or bm25 alone; baseline: the naive BM25 + abstract-vector RRF")
     s.add_argument("--json", action="store_true", help="print JSON")
 
     for name, helptext in (("ask", "answer a question with cited sources"), ("chat", "a conversation in the terminal")):
@@ -184,7 +185,7 @@ def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: 
         out = {"question": d["question"], "answer": d["answer"],
                "citations": [{k: c[k] for k in ("n", "doc_id", "label", "text", "source", "evidence")} for c in d["citations"]],
                "refused": d["refused"], "backend": d["backend"], "usage": d["usage"], "timings": d["timings"]}
-        out.update({k: d[k] for k in ("fallback_reason", "standalone_question", "sentences", "closest")})
+        out.update({k: d[k] for k in ("fallback_reason", "standalone_question", "sentences", "closest", "caveat", "fallback_from", "relevance")})
         print(json.dumps(out, indent=2, ensure_ascii=False))
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
         return 0
