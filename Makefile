@@ -40,11 +40,12 @@ lint: $(VENV)/.installed-$(subst $(comma),+,$(TEST_EXTRAS))
 # Evaluation: every split side by side with the naive baseline (BM25 + one vector per abstract,
 # RRF), leave-one-out refusals, and SciFact-2101 test. The locked split is judged, never tuned on.
 eval: $(VENV)/.installed-dev
-	$(BIN)/assistant eval --dataset dev --loo
-	$(BIN)/assistant eval --dataset generated --loo
-	$(BIN)/assistant eval --dataset generated_unanswerable
-	$(BIN)/assistant eval --dataset locked --loo
-	$(BIN)/assistant eval --dataset scifact-2101
+	$(BIN)/assistant eval --dataset dev --loo --out-dir evals/runs/latest-1-dev
+	$(BIN)/assistant eval --dataset generated --loo --out-dir evals/runs/latest-2-generated
+	$(BIN)/assistant eval --dataset generated_unanswerable --out-dir evals/runs/latest-3-generated_unanswerable
+	$(BIN)/assistant eval --dataset locked --loo --out-dir evals/runs/latest-4-locked
+	$(BIN)/assistant eval --dataset scifact-2101 --out-dir evals/runs/latest-5-scifact
+	$(BIN)/python -m evals.summary evals/runs/latest-*
 
 # Refit the behavioural constants by 5-fold cross-validation (writes evals/fits/*.json).
 fit: $(VENV)/.installed-dev
