@@ -32,7 +32,7 @@ _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 class SourceText:
     text: str  # the abstract as displayed (spans index into it)
     sentences: list[tuple[int, int]] = field(default_factory=list)
-    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 384), np.float32))
+    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     terms: list[set[str]] = field(default_factory=list)
 
 
@@ -74,6 +74,10 @@ def split_answer(text: str) -> list[str]:
     return out
 
 
+def fresh_dim(vectors: dict[str, np.ndarray]) -> int | None:
+    return next((int(v.shape[0]) for v in vectors.values()), None)
+
+
 class Verifier:
     def __init__(self, sources: list[str], cache: SentenceCache, idf: Idf, cfg: Any = None) -> None:
         from assistant.settings import VerifySettings
@@ -92,7 +96,7 @@ class Verifier:
         keys = [" ".join(c.split()) for c in claims]
         todo = [c for c, k in zip(claims, keys, strict=True) if k not in self._known]
         fresh = dict(zip(todo, embed(self.cache.embedder, todo), strict=True))
-        dim = next(iter(self._known.values())).shape[0] if self._known else 384
+        dim = next(iter(self._known.values())).shape[0] if self._known else (fresh_dim(fresh) or 0)
         out = np.zeros((len(claims), dim), np.float32)
         for i, (c, k) in enumerate(zip(claims, keys, strict=True)):
             out[i] = self._known[k] if k in self._known else fresh[c]
@@ -115,7 +119,7 @@ class Verifier:
         k = len(self.sources)
         raw_sentences = split_answer(answer)
         claims = [strip_markers(s) for s in raw_sentences]
-        vecs = self._vectors(claims) if claims else np.zeros((0, 384), np.float32)
+        vecs = self._vectors(claims) if claims else np.zeros((0, 0), np.float32)
         order: list[int] = []
         evidence: dict[int, list[Evidence]] = {}
         result: list[AnswerSentence] = []

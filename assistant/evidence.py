@@ -77,7 +77,7 @@ class SentenceCache:
 
 def embed(embedder: Any, texts: list[str]) -> np.ndarray:
     if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, int(getattr(embedder, "dimension", 0) or 0)), dtype=np.float32)
     return np.asarray(embedder(texts), dtype=np.float32)
 
 

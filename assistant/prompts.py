@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.settings import PROMPTS_DIR, PromptsSection
@@ -42,16 +40,14 @@ def render(name: str, **values: str) -> str:
 
 @cache
 def _tokenizer() -> Any:
-    import llama_index.core
+    """llama-index's tokenizer (tiktoken cl100k_base from the cache llama-index ships: no download)."""
+    from llama_index.core.utils import get_tokenizer
 
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(Path(llama_index.core.__file__).parent / "_static" / "tiktoken_cache"))
-    import tiktoken
-
-    return tiktoken.get_encoding("cl100k_base")
+    return get_tokenizer()
 
 
 def count_tokens(text: str) -> int:
-    return len(_tokenizer().encode(text, disallowed_special=()))
+    return len(_tokenizer()(text))
 
 
 def as_data(text: str) -> str:

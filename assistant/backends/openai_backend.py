@@ -32,17 +32,7 @@ from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
 
-# Tokens of prompt plus answer, by model-name prefix (longest prefix wins; dated snapshots such as
-# "gpt-4o-2024-08-06" match "gpt-4o"). gpt-4.1 really takes ~1M tokens; 128k is a safe budget.
-CONTEXT_WINDOWS: dict[str, int] = {
-    "gpt-4o": 128_000,
-    "gpt-4o-mini": 128_000,
-    "gpt-4.1": 128_000,
-    "gpt-4-turbo": 128_000,
-    "gpt-4": 8_192,
-    "gpt-3.5-turbo": 16_385,
-}
-DEFAULT_CONTEXT_WINDOW = 8_192
+DEFAULT_CONTEXT_WINDOW = 8_192  # a model llama-index's table does not know (vLLM, Ollama ...): a safe budget
 _DONE = object()
 
 # USD per million tokens (input, output), OpenAI list prices; same prefix matching.
@@ -64,7 +54,14 @@ def _lookup(table: dict[str, Any], model: str) -> Any:
 
 
 def context_window_for(model: str) -> int:
-    return _lookup(CONTEXT_WINDOWS, model) or DEFAULT_CONTEXT_WINDOW
+    """Tokens of prompt plus answer: llama-index's OpenAI model table (dated snapshots and
+    "openai/..." names included), else DEFAULT_CONTEXT_WINDOW."""
+    from llama_index.llms.openai.utils import openai_modelname_to_contextsize
+
+    try:
+        return int(openai_modelname_to_contextsize(model.rsplit("/", 1)[-1]))
+    except (ValueError, KeyError):
+        return DEFAULT_CONTEXT_WINDOW
 
 
 def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
