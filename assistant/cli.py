@@ -119,6 +119,8 @@ def _run(args: argparse.Namespace) -> int:
         report = assistant.ingest(args.paths or None, prune=args.prune, progress=not args.json, dry_run=args.dry_run)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
         return 0 if _ingested_anything(report) or not report.rejected else 1
+    if args.command in ("search", "ask", "chat"):
+        assistant.prefetch()  # the embedding model loads while the store opens (cold start)
     if args.command in ("search", "ask", "chat") and not assistant.store.counts()["abstracts"]:
         if args.command == "search" and args.json:
             print(json.dumps({"query": args.query, "hits": []}, indent=2, ensure_ascii=False))
