@@ -34,12 +34,13 @@ from typing import Any
 
 from evals.question_rules import (
     Abstract,
-    distinctive_names,
+    Vocab,
     drop_reason,
     load_abstracts,
     make_unanswerables,
     paper_name,
     pick_anchor,
+    vocabulary,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,8 +54,9 @@ N_CTX = 2048  # prompt (~450 tokens at most) + MAX_TOKENS, with room to spare
 MAX_ABSTRACT_CHARS = 700
 SCHEMA = {
     "type": "object",
-    "properties": {"question": {"type": "string", "maxLength": 300}, "answer_phrase": {"type": "string", "maxLength": 80}},
-    "required": ["question", "answer_phrase"],
+    # answer_phrase first: the model copies it while the abstract is fresh, then asks about it
+    "properties": {"answer_phrase": {"type": "string", "maxLength": 80}, "question": {"type": "string", "maxLength": 300}},
+    "required": ["answer_phrase", "question"],
 }
 # A pair the rules reject is asked for again, sampled, up to this many attempts in all: a retry
 # costs only its ~30 generated tokens (the prompt is cached), ~12 s measured on 2 loaded cores; 2 is a time bound.
@@ -125,7 +127,7 @@ class Generator:
         return (parsed if isinstance(parsed, dict) else None), text[:300]
 
 
-def make_item(a: Abstract, parsed: dict[str, Any], texts: list[str], names: frozenset[str]) -> tuple[dict[str, Any], str | None]:
+def make_item(a: Abstract, parsed: dict[str, Any], texts: list[str], vocab: Vocab) -> tuple[dict[str, Any], str | None]:
     """The dataset row for one generated pair and the rule that drops it (None: kept)."""
     style = style_of(a.index)
     question = " ".join(str(parsed.get("question", "")).split())
@@ -133,7 +135,7 @@ def make_item(a: Abstract, parsed: dict[str, Any], texts: list[str], names: froz
     item: dict[str, Any] = {"id": f"G{a.index + 1:04d}", "question": question, "type": STYLES[style],
                             "split": "generated", "gold_anchors": [], "key_points": [], "previous": None,
                             "style": style, "doc_id": a.doc_id, "source": a.source}
-    reason = drop_reason(question, answer, a.text, style, names)
+    reason = drop_reason(question, answer, a.text, style, vocab)
     if reason is None:
         at = a.text.lower().find(answer.lower())
         item["key_points"] = [a.text[at:at + len(answer)]]  # the abstract's own spelling
@@ -147,7 +149,7 @@ def make_item(a: Abstract, parsed: dict[str, Any], texts: list[str], names: froz
     return item, reason
 
 
-def generate_one(gen: Generator, a: Abstract, texts: list[str], names: frozenset[str]) -> tuple[dict[str, Any], str | None]:
+def generate_one(gen: Generator, a: Abstract, texts: list[str], vocab: Vocab) -> tuple[dict[str, Any], str | None]:
     """Up to MAX_ATTEMPTS generations for one abstract: the first kept item, or the last rejected one.
     ``attempt_rules`` lists the rule that rejected each earlier attempt."""
     rejected: list[str] = []
@@ -156,7 +158,7 @@ def generate_one(gen: Generator, a: Abstract, texts: list[str], names: frozenset
         if parsed is None:
             item, reason = {"id": f"G{a.index + 1:04d}", "style": style_of(a.index), "raw": raw}, "bad_json"
         else:
-            item, reason = make_item(a, parsed, texts, names)
+            item, reason = make_item(a, parsed, texts, vocab)
         item["attempt_rules"] = list(rejected)
         if reason is None:
             return item, None
@@ -217,7 +219,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     paths = paths_for(Path(args.out))
     paths["out"].parent.mkdir(parents=True, exist_ok=True)
     abstracts = load_abstracts(CORPUS)
-    texts, names = [a.text for a in abstracts], distinctive_names(abstracts)
+    texts, vocab = [a.text for a in abstracts], vocabulary(abstracts)
     done = {r["id"] for r in _read_jsonl(paths["out"]) + _read_jsonl(paths["dropped"])}
     todo = [a for a in abstracts[: args.limit] if f"G{a.index + 1:04d}" not in done]
     model = Path(args.model) if args.model else ensure_model(Settings())
@@ -231,7 +233,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with paths["out"].open("a", encoding="utf-8") as kept_f, paths["dropped"].open("a", encoding="utf-8") as drop_f:
         for n, a in enumerate(todo, 1):
             t0 = time.perf_counter()
-            item, reason = generate_one(gen, a, texts, names)
+            item, reason = generate_one(gen, a, texts, vocab)
             times.append(time.perf_counter() - t0)
             target = drop_f if reason else kept_f
             target.write(json.dumps(item | ({"drop_rule": reason} if reason else {}), ensure_ascii=False) + "\n")
@@ -242,7 +244,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if times:
         info["speed"] = {"items_this_run": len(times), "seconds_per_item": round(sum(times) / len(times), 2)}
     old = json.loads(paths["meta"].read_text(encoding="utf-8")) if paths["meta"].exists() else {}
-    return write_side_files(paths, abstracts, names, info | ({} if times else {"speed": old.get("speed")}))
+    return write_side_files(paths, abstracts, vocab.names, info | ({} if times else {"speed": old.get("speed")}))
 
 
 def main(argv: list[str] | None = None) -> int:

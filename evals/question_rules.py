@@ -24,9 +24,11 @@ MAX_KEY_POINT_WORDS = 4  # evals/check_dataset.py rejects key points longer than
 # product's own `terms`) occur in the abstract; 0.6 fixed a priori from the brief, never refit.
 REWORDED_MAX_OVERLAP = 0.6
 # References that cannot identify one paper among hundreds: the brief's list ("this paper", "the
-# authors", "this study", "the proposed method", "the abstract", "the text") with "the"/"this" alike.
+# authors", "this study", "the proposed method", "the abstract", "the text") with "the"/"this" alike,
+# and the abstract's own "we"/"our" (the authors again).
 DEICTIC = re.compile(r"\b(this|the|these) (paper|study|work|article|abstract|text|authors?|research|"
-                     r"proposed (method|approach|model|framework|technique))\b", re.I)
+                     r"proposed (method|approach|model|framework|technique))\b|\b(the|this) (method|approach|model|"
+                     r"framework|technique|system) (described|presented|proposed|introduced)\b|(?-i:\b([Ww]e|[Oo]ur|us)\b)", re.I)
 # A name-like token: starts with a letter and has a capital after its first character or a digit
 # (FlashAttention, GPT-2, RetNet, T5); the rule from the brief for absent-name unanswerables.
 NAME_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][\w+-]*(?:[A-Z]|\d)[\w+-]*")
@@ -35,6 +37,11 @@ NAME_SUFFIXES = ("-3", " v4", "-XL", "-Lite", "++", "-Pro")
 # A name is a paper's own (not a field-wide acronym such as LLM or GPU) when at most this many
 # distinct abstracts use it: its own, a near-duplicate version, and one comparison (sanity bound).
 MAX_NAME_DF = 3
+# A direct question is vague when none of its content words (stemmed) is both in its abstract and
+# used by at most this share of all abstracts ("What is the main finding of the softmax function?"
+# passes, "What is the key idea of transformers?" does not): sanity bound, ~22 of 446. Not applied
+# to reworded questions, whose words are meant to differ from the abstract's.
+RARE_DF_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,21 @@ def distinctive_names(abstracts: list[Abstract]) -> frozenset[str]:
         for t in {t.lower() for t in NAME_TOKEN.findall(a.text)}:
             df[t] = df.get(t, 0) + 1
     return frozenset(t for t, n in df.items() if n <= MAX_NAME_DF and t.upper().rstrip("S") not in _GENERIC)
+
+
+@dataclass(frozen=True)
+class Vocab:
+    names: frozenset[str]  # distinctive_names()
+    rare: frozenset[str] | None = None  # stemmed content words in <= RARE_DF_SHARE of abstracts; None: no vagueness rule
+
+
+def vocabulary(abstracts: list[Abstract]) -> Vocab:
+    df: dict[str, int] = {}
+    for a in abstracts:
+        for t in set(terms(a.text)):
+            df[t] = df.get(t, 0) + 1
+    rare = frozenset(t for t, n in df.items() if n <= RARE_DF_SHARE * len(abstracts))
+    return Vocab(distinctive_names(abstracts), rare)
 
 
 def paper_name(text: str) -> str | None:
@@ -102,8 +124,7 @@ def content_overlap(question: str, abstract: str) -> float:
     return len(q & set(terms(abstract))) / len(q) if q else 1.0
 
 
-def drop_reason(question: str, answer: str, abstract: str, style: str,
-                distinctive: frozenset[str] = frozenset()) -> str | None:
+def drop_reason(question: str, answer: str, abstract: str, style: str, vocab: Vocab) -> str | None:
     """The first rule that rejects this generated pair, or None when it is kept."""
     q = " ".join(question.split())
     if not q.endswith("?"):
@@ -112,13 +133,15 @@ def drop_reason(question: str, answer: str, abstract: str, style: str,
         return "word_count"
     if DEICTIC.search(q):
         return "deictic"
+    if style == "direct" and vocab.rare is not None and not set(terms(q)) & vocab.rare & set(terms(abstract)):
+        return "vague"
     a = " ".join(answer.split()).strip(" .,;:\"'")
     if not a or a.lower() not in abstract.lower():
         return "answer_not_verbatim"
     if len(a.split()) > MAX_KEY_POINT_WORDS:
         return "answer_too_long"
     if style == "reworded":
-        names = {t.lower() for t in NAME_TOKEN.findall(abstract)} & distinctive
+        names = {t.lower() for t in NAME_TOKEN.findall(abstract)} & vocab.names
         if any(t.lower() in names for t in NAME_TOKEN.findall(q)):
             return "reworded_keeps_name"
         if content_overlap(q, abstract) > REWORDED_MAX_OVERLAP:
