@@ -25,8 +25,9 @@ MAX_KEY_POINT_WORDS = 4  # evals/check_dataset.py rejects key points longer than
 REWORDED_MAX_OVERLAP = 0.6
 # References that cannot identify one paper among hundreds: the brief's list ("this paper", "the
 # authors", "this study", "the proposed method", "the abstract", "the text") with "the"/"this" alike,
-# and the abstract's own "we"/"our" (the authors again).
-DEICTIC = re.compile(r"\b(this|the|these) (paper|study|work|article|abstract|text|authors?|research|"
+# and the abstract's own "we"/"our" (the authors again). Any "this"/"these" points into a text the
+# reader of a standalone question does not have ("this statement", "this method").
+DEICTIC = re.compile(r"\b(this|these)\b|\bthe (paper|study|work|article|abstract|text|authors?|research|"
                      r"proposed (method|approach|model|framework|technique))\b|\b(the|this) (method|approach|model|"
                      r"framework|technique|system) (described|presented|proposed|introduced)\b|(?-i:\b([Ww]e|[Oo]ur|us)\b)", re.I)
 # A name-like token: starts with a letter and has a capital after its first character or a digit

@@ -43,6 +43,7 @@ DEV_KEYS = set(json.loads(Path(gq.ROOT / "evals/datasets/dev.jsonl").read_text(e
         ("What mechanism does the proposed method use instead of attention?", "multi-scale retention", "direct", "deictic"),
         ("What do the authors replace attention with in RetNet?", "multi-scale retention", "direct", "deictic"),
         ("How do we replace attention in RetNet?", "multi-scale retention", "direct", "deictic"),
+        ("What does this statement imply about RetNet?", "multi-scale retention", "direct", "deictic"),
         ("What does RetNet replace attention with?", "multi-head retention", "direct", "answer_not_verbatim"),
         ("What does RetNet replace attention with?", "a multi-scale retention mechanism and keeps", "direct", "answer_too_long"),
         ("Which mechanism lets RetNet avoid attention in language models?", "multi-scale retention", "reworded", "reworded_keeps_name"),
