@@ -59,8 +59,9 @@ SCHEMA = {
     "required": ["answer_phrase", "question"],
 }
 # A pair the rules reject is asked for again, sampled, up to this many attempts in all: a retry
-# costs only its ~30 generated tokens (the prompt is cached), ~12 s measured on 2 loaded cores; 2 is a time bound.
-MAX_ATTEMPTS = 2
+# costs only its ~30 generated tokens (the prompt is cached), 5-12 s measured on 2 busy cores; 3 is a time
+# bound. (Sending the rejection reason back as a correction turn kept 2 of 10 vs 4 of 10: not used.)
+MAX_ATTEMPTS = 3
 RETRY_TEMPERATURE = 0.7  # llama.cpp's default sampling temperature is 0.8; slightly more conservative
 STYLES = {"direct": "lookup", "reworded": "paraphrase"}  # style -> dev.jsonl question type
 
