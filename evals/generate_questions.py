@@ -6,7 +6,8 @@ One question per distinct abstract (read by the product's own loaders), alternat
 abstract index: even "direct" (type lookup: may use the paper's names), odd "reworded" (type
 paraphrase: the same kind of question in other words). The model (Qwen2.5-Coder-1.5B GGUF, run by
 xllamacpp as assistant/backends/local.py does) answers with JSON constrained by a JSON schema,
-greedy (temperature 0, fixed seed). Items are kept or dropped by the rules in
+greedy (temperature 0) first; a reply the rules reject is asked for again, sampled with a fixed
+seed (SEED + attempt), up to MAX_ATTEMPTS in all. Items are kept or dropped by the rules in
 evals/question_rules.py only; every kept item is appended (and flushed) as soon as it is made, every
 dropped one goes to ``<out stem>.dropped.jsonl`` with its rule, so a killed run is resumed by
 running the same command again (ids already in either file are skipped).
