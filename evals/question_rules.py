@@ -74,7 +74,11 @@ def distinctive_names(abstracts: list[Abstract]) -> frozenset[str]:
     for a in abstracts:
         for t in {t.lower() for t in NAME_TOKEN.findall(a.text)}:
             df[t] = df.get(t, 0) + 1
-    return frozenset(t for t, n in df.items() if n <= MAX_NAME_DF and t.upper().rstrip("S") not in _GENERIC)
+    return frozenset(t for t, n in df.items() if n <= MAX_NAME_DF and not _generic(t))
+
+
+def _generic(name: str) -> bool:
+    return name.upper() in _GENERIC or name.upper().rstrip("S") in _GENERIC
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,9 @@ def make_unanswerable(item: dict[str, Any], corpus_lower: str, distinctive: froz
                       rng: random.Random) -> dict[str, Any] | None:
     """A copy of a direct question whose distinctive name is replaced by a version that occurs
     nowhere in the corpus (case-insensitive), or None when the question names nothing."""
-    names = [n for n in dict.fromkeys(NAME_TOKEN.findall(item["question"])) if n.lower() in distinctive]
+    found = [n for n in dict.fromkeys(NAME_TOKEN.findall(item["question"])) if n.lower() in corpus_lower]
+    # A paper's own name first; else any corpus name that is not a field-wide acronym (GPT-2, BERT).
+    names = [n for n in found if n.lower() in distinctive] or [n for n in found if not _generic(n)]
     if not names:
         return None
     name = rng.choice(names)

@@ -94,6 +94,9 @@ def test_unanswerable_names_something_absent_from_the_corpus() -> None:
     bumped = make_unanswerable(item | {"question": "What did GPT-2 learn?"}, corpus, names, random.Random(0))
     assert bumped and bumped["question"] != "What did GPT-2 learn?" and "gpt-2 " not in bumped["question"].lower()
     assert make_unanswerable(item | {"question": "What is attention for?"}, corpus, names, random.Random(0)) is None
+    assert make_unanswerable(item | {"question": "Why do LLMs need attention?"}, corpus + " llms", names, random.Random(0)) is None
+    common = make_unanswerable(item | {"question": "What did GPT-2 learn?"}, corpus, frozenset(), random.Random(0))
+    assert common and common["replaced_name"] == "GPT-2"  # not the paper's own name, but not generic either
     twice = [make_unanswerables([item, item | {"id": "G0003"}], corpus, names, 7) for _ in range(2)]
     assert twice[0] == twice[1] and len(twice[0]) == 2  # seeded: the same output every time
 
