@@ -166,12 +166,14 @@ def _variants(name: str, rng: random.Random) -> list[str]:
 
 
 def make_unanswerable(item: dict[str, Any], corpus_lower: str, distinctive: frozenset[str],
-                      rng: random.Random) -> dict[str, Any] | None:
-    """A copy of a direct question whose distinctive name is replaced by a version that occurs
-    nowhere in the corpus (case-insensitive), or None when the question names nothing."""
+                      rng: random.Random, own_name: str | None = None) -> dict[str, Any] | None:
+    """A copy of a direct question whose name is replaced by a version that occurs nowhere in the
+    corpus (case-insensitive), or None when the question names nothing. ``own_name``: the name its
+    abstract introduces (paper_name), which may be several words (Matryoshka Representation Learning)."""
     found = [n for n in dict.fromkeys(NAME_TOKEN.findall(item["question"])) if n.lower() in corpus_lower]
+    own = [own_name] if own_name and re.search(rf"(?<![\w-]){re.escape(own_name)}(?![\w+-])", item["question"]) else []
     # A paper's own name first; else any corpus name that is not a field-wide acronym (GPT-2, BERT).
-    names = [n for n in found if n.lower() in distinctive] or [n for n in found if not _generic(n)]
+    names = [n for n in found if n.lower() in distinctive] or own or [n for n in found if not _generic(n)]
     if not names:
         return None
     name = rng.choice(names)
@@ -189,11 +191,13 @@ def make_unanswerable(item: dict[str, Any], corpus_lower: str, distinctive: froz
 
 
 def make_unanswerables(items: list[dict[str, Any]], corpus_lower: str, distinctive: frozenset[str],
-                       seed: int) -> list[dict[str, Any]]:
-    """Absent-name variants of every direct item that names something; one seeded RNG, fixed order."""
+                       seed: int, own_names: dict[str, str | None] | None = None) -> list[dict[str, Any]]:
+    """Absent-name variants of every direct item that names something; one seeded RNG, fixed order.
+    ``own_names``: doc_id -> paper_name of that abstract."""
     rng = random.Random(seed)
     out = []
     for item in sorted(items, key=lambda r: r["id"]):
-        if item.get("style") == "direct" and (u := make_unanswerable(item, corpus_lower, distinctive, rng)):
+        own = (own_names or {}).get(item.get("doc_id", ""))
+        if item.get("style") == "direct" and (u := make_unanswerable(item, corpus_lower, distinctive, rng, own)):
             out.append(u)
     return out

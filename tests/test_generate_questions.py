@@ -97,6 +97,10 @@ def test_unanswerable_names_something_absent_from_the_corpus() -> None:
     assert make_unanswerable(item | {"question": "Why do LLMs need attention?"}, corpus + " llms", names, random.Random(0)) is None
     common = make_unanswerable(item | {"question": "What did GPT-2 learn?"}, corpus, frozenset(), random.Random(0))
     assert common and common["replaced_name"] == "GPT-2"  # not the paper's own name, but not generic either
+    multi = item | {"question": "What is Matryoshka Representation Learning for?"}
+    assert make_unanswerable(multi, corpus, names, random.Random(0)) is None  # no inner capital or digit
+    own = make_unanswerable(multi, corpus, names, random.Random(0), own_name="Matryoshka Representation Learning")
+    assert own and own["replaced_name"] == "Matryoshka Representation Learning" and own["absent_name"] in own["question"]
     twice = [make_unanswerables([item, item | {"id": "G0003"}], corpus, names, 7) for _ in range(2)]
     assert twice[0] == twice[1] and len(twice[0]) == 2  # seeded: the same output every time
 
