@@ -192,9 +192,9 @@ def model_sha256(path: Path) -> str:
 def write_side_files(paths: dict[str, Path], abstracts: list[Abstract], names: frozenset[str], info: dict[str, Any]) -> dict[str, Any]:
     """Rebuild the unanswerable file from the kept items and write the meta sidecar."""
     kept, dropped = _read_jsonl(paths["out"]), _read_jsonl(paths["dropped"])
-    corpus_lower = "\n".join(f.read_text(encoding="utf-8") for f in sorted(CORPUS.rglob("*.txt"))).lower()
+    corpus_text = "\n".join(f.read_text(encoding="utf-8") for f in sorted(CORPUS.rglob("*.txt")))
     own_names = {a.doc_id: paper_name(a.text) for a in abstracts}
-    unanswerable = make_unanswerables(kept, corpus_lower, names, SEED, own_names)
+    unanswerable = make_unanswerables(kept, corpus_text, names, SEED, own_names)
     with paths["unanswerable"].open("w", encoding="utf-8") as f:
         f.writelines(json.dumps(u, ensure_ascii=False) + "\n" for u in unanswerable)
     rules: dict[str, int] = {}

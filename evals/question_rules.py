@@ -33,6 +33,9 @@ DEICTIC = re.compile(r"\b(this|these)\b|\bthe (paper|study|work|article|abstract
 # A name-like token: starts with a letter and has a capital after its first character or a digit
 # (FlashAttention, GPT-2, RetNet, T5); the rule from the brief for absent-name unanswerables.
 NAME_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][\w+-]*(?:[A-Z]|\d)[\w+-]*")
+# Title Case runs of two or more words not at the question's start (the second form of the
+# product's name pattern in ingest/normalize.py): Matryoshka Representation Learning.
+TITLE_NAME = re.compile(r"(?<=\S )[A-Z][a-z]+(?:[ -][A-Z][\w+-]*)+")
 # Suffixes that turn a name into a version that does not exist (checked against the corpus).
 NAME_SUFFIXES = ("-3", " v4", "-XL", "-Lite", "++", "-Pro")
 # A name is a paper's own (not a field-wide acronym such as LLM or GPU) when at most this many
@@ -166,12 +169,14 @@ def _variants(name: str, rng: random.Random) -> list[str]:
 
 
 def make_unanswerable(item: dict[str, Any], corpus_lower: str, distinctive: frozenset[str],
-                      rng: random.Random, own_name: str | None = None) -> dict[str, Any] | None:
+                      rng: random.Random, own_name: str | None = None, corpus_text: str = "") -> dict[str, Any] | None:
     """A copy of a direct question whose name is replaced by a version that occurs nowhere in the
     corpus (case-insensitive), or None when the question names nothing. ``own_name``: the name its
-    abstract introduces (paper_name), which may be several words (Matryoshka Representation Learning)."""
+    abstract introduces (paper_name), which may be several words; ``corpus_text``: the corpus as is,
+    where Title Case names of the question (Matryoshka Representation Learning) must occur verbatim."""
     found = [n for n in dict.fromkeys(NAME_TOKEN.findall(item["question"])) if n.lower() in corpus_lower]
     own = [own_name] if own_name and re.search(rf"(?<![\w-]){re.escape(own_name)}(?![\w+-])", item["question"]) else []
+    own += [t for t in TITLE_NAME.findall(item["question"]) if t in corpus_text] if corpus_text else []
     # A paper's own name first; else any corpus name that is not a field-wide acronym (GPT-2, BERT).
     names = [n for n in found if n.lower() in distinctive] or own or [n for n in found if not _generic(n)]
     if not names:
@@ -190,14 +195,15 @@ def make_unanswerable(item: dict[str, Any], corpus_lower: str, distinctive: froz
     return None
 
 
-def make_unanswerables(items: list[dict[str, Any]], corpus_lower: str, distinctive: frozenset[str],
+def make_unanswerables(items: list[dict[str, Any]], corpus_text: str, distinctive: frozenset[str],
                        seed: int, own_names: dict[str, str | None] | None = None) -> list[dict[str, Any]]:
     """Absent-name variants of every direct item that names something; one seeded RNG, fixed order.
     ``own_names``: doc_id -> paper_name of that abstract."""
-    rng = random.Random(seed)
+    rng, corpus_lower = random.Random(seed), corpus_text.lower()
     out = []
     for item in sorted(items, key=lambda r: r["id"]):
         own = (own_names or {}).get(item.get("doc_id", ""))
-        if item.get("style") == "direct" and (u := make_unanswerable(item, corpus_lower, distinctive, rng, own)):
+        u = make_unanswerable(item, corpus_lower, distinctive, rng, own, corpus_text) if item.get("style") == "direct" else None
+        if u:
             out.append(u)
     return out

@@ -101,6 +101,8 @@ def test_unanswerable_names_something_absent_from_the_corpus() -> None:
     assert make_unanswerable(multi, corpus, names, random.Random(0)) is None  # no inner capital or digit
     own = make_unanswerable(multi, corpus, names, random.Random(0), own_name="Matryoshka Representation Learning")
     assert own and own["replaced_name"] == "Matryoshka Representation Learning" and own["absent_name"] in own["question"]
+    titled = make_unanswerable(multi, corpus, names, random.Random(0), corpus_text="We use Matryoshka Representation Learning.")
+    assert titled and titled["replaced_name"] == "Matryoshka Representation Learning"
     twice = [make_unanswerables([item, item | {"id": "G0003"}], corpus, names, 7) for _ in range(2)]
     assert twice[0] == twice[1] and len(twice[0]) == 2  # seeded: the same output every time
 
