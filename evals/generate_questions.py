@@ -171,7 +171,8 @@ def generate_one(gen: Generator, a: Abstract, texts: list[str], vocab: Vocab) ->
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = path.read_text(encoding="utf-8").split("\n")[:-1]  # a last line without "\n" is still being written
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def paths_for(out: Path) -> dict[str, Path]:
@@ -206,6 +207,7 @@ def write_side_files(paths: dict[str, Path], abstracts: list[Abstract], names: f
             attempts[rule] = attempts.get(rule, 0) + 1
     meta = info | {
         "abstracts": len(abstracts), "attempted": len(kept) + len(dropped), "kept": len(kept),
+        "complete": len(kept) + len(dropped) == len(abstracts),
         "kept_by_style": {s: sum(k["style"] == s for k in kept) for s in STYLES},
         "dropped_by_rule": dict(sorted(rules.items())), "rejected_attempts_by_rule": dict(sorted(attempts.items())),
         "kept_on_attempt": {str(i + 1): sum(len(k.get("attempt_rules", [])) == i for k in kept) for i in range(MAX_ATTEMPTS)},
@@ -247,14 +249,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if times:
         info["speed"] = {"items_this_run": len(times), "seconds_per_item": round(sum(times) / len(times), 2)}
     old = json.loads(paths["meta"].read_text(encoding="utf-8")) if paths["meta"].exists() else {}
-    return write_side_files(paths, abstracts, vocab.names, info | ({} if times else {"speed": old.get("speed")}))
+    if not times:  # nothing generated (resumed when complete, or --limit 0): keep how it was made
+        info |= {k: old[k] for k in ("command", "speed", "threads", "max_abstract_chars") if k in old}
+        info.setdefault("speed", None)
+    return write_side_files(paths, abstracts, vocab.names, info)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(prog="python -m evals.generate_questions", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="evals/datasets/generated.jsonl", help="kept questions (JSONL, appended)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N distinct abstracts")
+    p.add_argument("--limit", type=int, default=None,
+                   help="only the first N distinct abstracts (0: just rebuild the unanswerable and meta files)")
     p.add_argument("--threads", type=int, default=2, help="llama.cpp CPU threads")
     p.add_argument("--max-chars", type=int, default=MAX_ABSTRACT_CHARS, help="abstract characters shown to the model")
     p.add_argument("--model", default=None, help="GGUF file (default: the packaged model, assembled as the product does)")
