@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical")
+FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical", "dense_margin")
 
 
 @dataclass
@@ -33,19 +33,29 @@ class Decision:
     features: dict[str, float] = field(default_factory=dict)
 
 
-def features(top_id: str, lists: dict[str, list[tuple[str, float]]], top_lexical: float,
-             top_sentences: list[Any]) -> dict[str, float]:
-    """The relevance features of the top abstract (see the module docstring)."""
+def _dense(doc_id: str, lists: dict[str, list[tuple[str, float]]]) -> float:
+    """The abstract's best cosine over the chunk and whole-abstract lists."""
     dense = []
     for name in ("chunk", "abstract"):
         ranked = lists.get(name) or []
-        score = next((s for d, s in ranked if d == top_id), None)
+        score = next((s for d, s in ranked if d == doc_id), None)
         if score is None and ranked:  # not in that list's candidates: at most its last score
             score = ranked[-1][1]
         if score is not None:
             dense.append(score)
+    return max(dense, default=0.0)
+
+
+def features(hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], top_lexical: float,
+             top_sentences: list[Any]) -> dict[str, float]:
+    """The relevance features of the top abstract (see the module docstring). ``dense_margin``:
+    how far the top abstract stands out from the next one (an answering abstract usually does;
+    when the answer is missing, several neighbours tie)."""
+    top = _dense(hit_ids[0], lists)
+    second = _dense(hit_ids[1], lists) if len(hit_ids) > 1 else 0.0
     return {
-        "dense": max(dense, default=0.0),
+        "dense": top,
+        "dense_margin": top - second,
         "lexical": top_lexical,
         "sentence_dense": max((s.dense for s in top_sentences), default=0.0),
         "sentence_lexical": max((s.lexical for s in top_sentences), default=0.0),

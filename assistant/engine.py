@@ -125,7 +125,7 @@ class AnswerEngine:
         idf = self.idf()
         turn.evidence = score_evidence(turn.asked, [d.original for d, _ in read], self.cache, idf)
         top = turn.hits[0][0]
-        feats = decision_mod.features(top.doc_id, turn.lists, coverage(terms(turn.asked), set(terms(top.text)), idf),
+        feats = decision_mod.features([d.doc_id for d, _ in turn.hits], turn.lists, coverage(terms(turn.asked), set(terms(top.text)), idf),
                                       turn.evidence.of_doc(0))
         missing = missing_names(turn.question, [d.original for d, _ in turn.hits])
         turn.decision = decision_mod.decide(feats, missing, self.settings.decision)

@@ -109,12 +109,13 @@ class DecisionSettings(BaseModel):
     w_lexical: float = 7.709  # fit: evals/fits/decision.json
     w_sentence_dense: float = 3.271  # fit: evals/fits/decision.json
     w_sentence_lexical: float = -4.084  # fit: evals/fits/decision.json
+    w_dense_margin: float = 0.0  # fit: evals/fits/decision.json
     refuse_below: float = 0.1326  # CV: answerable questions refused <= 2% (evals/fits/decision.json)
     caveat_below: float = 0.2666  # CV: see evals/fits/decision.json
 
     def weights(self) -> dict[str, float]:
         return {"dense": self.w_dense, "lexical": self.w_lexical, "sentence_dense": self.w_sentence_dense,
-                "sentence_lexical": self.w_sentence_lexical}
+                "sentence_lexical": self.w_sentence_lexical, "dense_margin": self.w_dense_margin}
 
 
 class AnswerSettings(BaseModel):
