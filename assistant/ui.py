@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +41,9 @@ from assistant.backends import local
 from assistant.core import Assistant
 from assistant.settings import Settings
 from assistant.types import Answer
+from assistant.ui_parts import EXAMPLES as EXAMPLES  # re-exported: the page's example questions
+from assistant.ui_parts import UPLOAD_TYPES, chat_tab, corpus_tab, header
 from assistant.ui_render import (
-    HEAD,
     esc,
     render_answer,
     render_error,
@@ -59,15 +60,6 @@ CONCURRENCY = 4  # answers computed at once; the rest wait in the queue
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 STATUS_POLL_S = 1.0  # how often the page re-reads the model status while it loads (a UI-latency choice)
 WARMING_REASON = "the local model is still loading, so this answer was extracted from the sources"
-UPLOAD_TYPES = [".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"]
-PLACEHOLDER = ("**Ask a question about the indexed research abstracts.** Answers quote or paraphrase the "
-               "abstracts and cite them as [n]; the sources appear on the right. Pick an example below to start.")
-EXAMPLES = [
-    "What is Ring Attention?",
-    "How does FlashAttention reduce memory traffic?",
-    "Which methods make long-context training cheaper?",
-    "What is the capital gains tax rate in France?",
-]
 
 Turn = dict[str, str]  # {"question", "answer" (plain text, for history; "" if it failed), "html"}
 
@@ -219,11 +211,9 @@ def _error_text(exc: BaseException) -> str:
     return text if len(text) < 500 else text[:500] + "…"
 
 
-def build_app(assistant: Assistant) -> gr.Blocks:
-    """The whole page, for one shared ``assistant``; per-visitor state lives in ``gr.State``."""
+def _chat_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[..., Any], ...]:
+    """The chat's handlers: ``respond`` (streams an answer into the conversation) and ``clear``."""
     settings = assistant.settings
-    backends = available_backends(settings)
-    first_backend = default_backend(settings, backends)
 
     def respond(message: str, turns: list[Turn], backend: str, k: float) -> Iterator[tuple[Any, ...]]:
         question = (message or "").strip()
@@ -258,6 +248,13 @@ def build_app(assistant: Assistant) -> gr.Blocks:
     def clear() -> tuple[Any, ...]:
         return [], [], render_sources(None), ""
 
+    return respond, clear
+
+
+def _api_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[..., Any], ...]:
+    """The HTTP API's handlers: ``ask`` (``/ask``) and ``status_api`` (``/model_status``)."""
+    settings = assistant.settings
+
     def ask(question: str, history_json: str = "[]", backend: str = "") -> dict[str, Any]:
         """Answer ``question`` (with earlier turns as a JSON list) and return Answer.to_dict()."""
         from assistant.backends import names as backend_names
@@ -279,6 +276,12 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         """The model status for ``backend`` ("" for the default): backend, state, detail."""
         return model_status(settings, backend or first_backend)
 
+    return ask, status_api
+
+
+def _status_handlers(settings: Settings) -> tuple[Callable[..., Any], ...]:
+    """The status line's handlers: ``status_tick`` (re-read it) and ``pick_backend`` (a new choice)."""
+
     def status_tick(backend: str) -> tuple[str, Any]:
         status = model_status(settings, backend)
         return render_model_status(status), gr.Timer(active=status["state"] in ("loading", "idle"))
@@ -287,6 +290,13 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         if backend == "local":
             local.warm(settings)  # choosing the local model starts loading it
         return status_tick(backend)
+
+    return status_tick, pick_backend
+
+
+def _corpus_handlers(assistant: Assistant) -> tuple[Callable[..., Any], ...]:
+    """The Corpus tab's handlers: ``stats``, ``search`` and ``upload`` (copy a file, then ingest it)."""
+    settings = assistant.settings
 
     def stats() -> str:
         try:
@@ -318,70 +328,62 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             return f"Ingest failed: {_error_text(exc)}", stats()
         return report.summary(), stats()
 
+    return stats, search, upload
+
+
+def _wire_chat(assistant: Assistant, first_backend: str, chat: dict[str, Any], turns_state: gr.State) -> None:
+    """The chat's events (private) and the two API endpoints, ``/ask`` and ``/model_status``."""
+    respond, clear = _chat_handlers(assistant, first_backend)
+    box, chatbot, sources = chat["box"], chat["chatbot"], chat["sources"]
+    chat_io = {"inputs": [box, turns_state, chat["backend"], chat["k"]],
+               "outputs": [chatbot, turns_state, sources, box], "api_visibility": "private"}
+    box.submit(respond, **chat_io)
+    chat["send"].click(respond, **chat_io)
+    reset = {"outputs": [chatbot, turns_state, sources, box], "api_visibility": "private"}
+    chat["new_chat"].click(clear, **reset)
+    chatbot.clear(clear, **reset)  # the chat's own trash icon starts over too
+    ask, status_api = _api_handlers(assistant, first_backend)
+    gr.api(ask, api_name="ask")
+    gr.api(status_api, api_name="model_status")
+
+
+def _wire_status(demo: gr.Blocks, settings: Settings, backend: gr.Dropdown, status_html: gr.HTML,
+                 status_timer: gr.Timer) -> None:
+    """Re-read the model status on load, on each tick while it loads, and when the backend changes."""
+    status_tick, pick_backend = _status_handlers(settings)
+    status_io = {"inputs": [backend], "outputs": [status_html, status_timer], "api_visibility": "private",
+                 "show_progress": "hidden"}
+    status_timer.tick(status_tick, **status_io)
+    backend.change(pick_backend, **status_io)
+    demo.load(status_tick, **status_io)
+
+
+def _wire_corpus(demo: gr.Blocks, assistant: Assistant, corpus: dict[str, Any]) -> None:
+    """The Corpus tab's events (all private); one ingest at a time."""
+    stats, search, upload = _corpus_handlers(assistant)
+    stats_html, query, hits = corpus["stats_html"], corpus["query"], corpus["hits"]
+    demo.load(stats, outputs=stats_html, api_visibility="private")
+    corpus["refresh"].click(stats, outputs=stats_html, api_visibility="private")
+    search_in = [query, corpus["n_hits"], corpus["mode"]]
+    query.submit(search, search_in, hits, api_visibility="private")
+    corpus["find"].click(search, search_in, hits, api_visibility="private")
+    corpus["ingest_btn"].click(upload, [corpus["file"]], [corpus["report"], stats_html], api_visibility="private",
+                               concurrency_limit=1, concurrency_id="ingest")
+
+
+def build_app(assistant: Assistant) -> gr.Blocks:
+    """The whole page, for one shared ``assistant``; per-visitor state lives in ``gr.State``."""
+    settings = assistant.settings
+    backends = available_backends(settings)
+    first_backend = default_backend(settings, backends)
     with gr.Blocks(title="Abstracts assistant", fill_width=True, analytics_enabled=False) as demo:
         turns_state = gr.State([])
-        gr.HTML('<div class="qa-header"><h1>Research-abstracts assistant</h1><p>Answers come only from the '
-                "indexed abstracts; every claim cites its source [n]. Click or hover a [n] to see the "
-                "supporting sentences.</p></div>", head=HEAD, js_on_load=None, elem_classes=["qa-header"])
-        status_html = gr.HTML(render_model_status(model_status(settings, first_backend)), elem_id="model-status",
-                              js_on_load=None)
+        status_html = header(render_model_status(model_status(settings, first_backend)))
         status_timer = gr.Timer(STATUS_POLL_S)
-        with gr.Tab("Chat"):
-            with gr.Row(equal_height=False):
-                with gr.Column(scale=3):
-                    chatbot = gr.Chatbot(label="Conversation", height=560, elem_id="chat", feedback_options=None,
-                                         latex_delimiters=[], allow_tags=False, sanitize_html=True, buttons=[],
-                                         render_markdown=False, placeholder=PLACEHOLDER)
-                    with gr.Row(equal_height=True):
-                        box = gr.Textbox(placeholder="Ask about the abstracts, e.g. What is Ring Attention?",
-                                         show_label=False, scale=5, elem_id="question", lines=1, max_lines=4)
-                        with gr.Column(scale=1, min_width=140):
-                            send = gr.Button("Ask", variant="primary", elem_id="ask")
-                            new_chat = gr.Button("New conversation", size="sm", elem_id="clear")
-                    gr.Examples(EXAMPLES, inputs=[box], label="Try one of these")
-                with gr.Column(scale=2):
-                    gr.Markdown("### Sources")
-                    sources = gr.HTML(render_sources(None), elem_id="sources", js_on_load=None)
-                    with gr.Accordion("Settings", open=False):
-                        backend = gr.Dropdown(backends, value=first_backend, label="Backend", elem_id="backend")
-                        k = gr.Slider(1, 10, value=settings.top_k, step=1, label="Number of sources", elem_id="k")
-        with gr.Tab("Corpus"):
-            with gr.Row():
-                stats_html = gr.HTML(js_on_load=None, elem_id="stats")
-                refresh = gr.Button("Refresh counts", size="sm", scale=0, min_width=140)
-            with gr.Row():
-                query = gr.Textbox(label="Search the abstracts", scale=4, elem_id="corpus-query")
-                find = gr.Button("Search", scale=1, elem_id="corpus-search")
-                mode = gr.Radio(["hybrid", "dense", "bm25"], value="hybrid", label="Mode", scale=2)
-                n_hits = gr.Slider(1, 30, value=10, step=1, label="Results", scale=2)
-            hits = gr.HTML(js_on_load=None, elem_id="hits")
-            with gr.Row():
-                file = gr.File(label="Add abstracts (.txt paragraphs, .jsonl or .csv)", file_types=UPLOAD_TYPES,
-                               type="filepath", elem_id="upload")
-                with gr.Column():
-                    ingest_btn = gr.Button("Ingest file", variant="primary", elem_id="ingest")
-                    report = gr.Textbox(label="Ingest report", lines=4, interactive=False, elem_id="report")
-
-        chat_io = {"inputs": [box, turns_state, backend, k], "outputs": [chatbot, turns_state, sources, box],
-                   "api_visibility": "private"}
-        box.submit(respond, **chat_io)
-        send.click(respond, **chat_io)
-        reset = {"outputs": [chatbot, turns_state, sources, box], "api_visibility": "private"}
-        new_chat.click(clear, **reset)
-        chatbot.clear(clear, **reset)  # the chat's own trash icon starts over too
-        gr.api(ask, api_name="ask")
-        gr.api(status_api, api_name="model_status")
-        status_io = {"inputs": [backend], "outputs": [status_html, status_timer], "api_visibility": "private",
-                     "show_progress": "hidden"}
-        status_timer.tick(status_tick, **status_io)
-        backend.change(pick_backend, **status_io)
-        demo.load(status_tick, **status_io)
-        demo.load(stats, outputs=stats_html, api_visibility="private")
-        refresh.click(stats, outputs=stats_html, api_visibility="private")
-        query.submit(search, [query, n_hits, mode], hits, api_visibility="private")
-        find.click(search, [query, n_hits, mode], hits, api_visibility="private")
-        ingest_btn.click(upload, [file], [report, stats_html], api_visibility="private", concurrency_limit=1,
-                         concurrency_id="ingest")
+        chat = chat_tab(backends, first_backend, settings.top_k)
+        corpus = corpus_tab()
+        _wire_chat(assistant, first_backend, chat, turns_state)
+        _wire_status(demo, settings, chat["backend"], status_html, status_timer)
+        _wire_corpus(demo, assistant, corpus)
     demo.queue(default_concurrency_limit=CONCURRENCY)
     return demo
-

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from evals.answers import agg_answers, agg_leave_one_out, answer_question
 from evals.data import (
     Dataset,
     Question,
@@ -39,7 +40,7 @@ from evals.data import (
     resolve_anchors,
     resolve_path,
 )
-from evals.metrics import K_VALUES, key_point_coverage, mean, percentile, retrieval_scores
+from evals.metrics import K_VALUES, mean, percentile, retrieval_scores
 
 RUNS_DIR = Path(__file__).resolve().parent / "runs"
 CACHE_DIR = RUNS_DIR / "_cache"
@@ -134,46 +135,6 @@ def _history(prev_q: str, prev_answer: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": prev_q}, {"role": "assistant", "content": prev_answer}]
 
 
-def _answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any]:
-    import re
-
-    cited_docs = [c.doc_id for c in ans.citations]
-    cited_works = list(dict.fromkeys(docs[d].work_id if d in docs else d for d in cited_docs))
-    markers = [int(x) for m in re.finditer(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]", ans.text) for x in re.split(r"\s*[,;]\s*", m.group(1))]
-    valid = all(1 <= n <= len(ans.citations) for n in markers) and all(
-        1 <= n <= len(ans.citations) for s in ans.sentences for n in s.citations)
-    rec: dict[str, Any] = {
-        "answer": ans.text, "refused": bool(ans.refused), "backend": ans.backend,
-        "caveated": bool(ans.caveat) and not ans.refused, "relevance": ans.relevance,
-        "cited_works": cited_works, "n_citations": len(ans.citations), "markers": len(markers),
-        "citation_valid": valid if not ans.refused else None,
-        "sentences": len(ans.sentences), "supported_sentences": sum(1 for s in ans.sentences if s.supported),
-        "timings": dict(ans.timings), "usage": {k: v for k, v in ans.usage.items() if isinstance(v, int | float)},
-        "fallback_reason": ans.fallback_reason,
-    }
-    if q.answerable and not ans.refused and cited_works:
-        rec["citation_precision"] = sum(1 for w in cited_works if w in q.gold) / len(cited_works)
-    if q.answerable:
-        rec["key_point_coverage"] = key_point_coverage(ans.text if not ans.refused else "", q.key_points)
-    return rec
-
-
-def _baseline_key_points(assistant: Any, q: Question, query: str) -> float:
-    """The naive baseline's answer: the two sentences of its top abstract closest to the question."""
-    import numpy as np
-
-    from assistant.text import split_sentences
-
-    hits = assistant.search(query, k=1, mode="baseline")
-    if not hits:
-        return 0.0
-    text = hits[0].text
-    sents = [text[s.start : s.end] for s in split_sentences(text)]
-    vecs = np.asarray(assistant.embedder([query] + sents), dtype=np.float32)
-    best = np.argsort(-(vecs[1:] @ vecs[0]))[:2]
-    return key_point_coverage(" ".join(sents[i] for i in sorted(best)), q.key_points)
-
-
 def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any, loo: bool = False) -> dict[str, Any]:
     from assistant.conversation import standalone_question
 
@@ -213,15 +174,7 @@ def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any, loo: bool =
                 entry["curve"] = [sum(1 for w in works[:k] if w in q.gold) / len(q.gold) for k in CURVE_K]
             rec["systems"][mode] = entry
         if with_answers:
-            ans = assistant.ask(q.text, history=history, backend=backend, k=k_answer)
-            answers[q.id] = ans
-            rec["answer"] = _answer_record(q, ans, docs)
-            if q.gold and q.key_points:
-                rec["baseline_key_points"] = _baseline_key_points(assistant, q, query)
-            if loo and q.gold and not q.previous:
-                held = assistant.ask(q.text, backend=backend, k=k_answer, exclude=set(q.gold))
-                rec["loo"] = {"refused": held.refused, "caveated": bool(held.caveat) and not held.refused,
-                              "cited_gold": any(c.doc_id in docs and docs[c.doc_id].work_id in q.gold for c in held.citations)}
+            answers[q.id] = answer_question(assistant, q, query, history, backend, k_answer, docs, rec, loo=loo)
         per_q.append(rec)
         if i % 25 == 0:
             log(f"  {i}/{len(ds.questions)} questions")
@@ -235,43 +188,6 @@ def _agg_retrieval(recs: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     for key in [f"recall@{k}" for k in K_VALUES] + ["mrr@10", "ndcg@10"]:
         out[key] = mean(s[key] for s in scored)
     out["curve"] = [mean(s["curve"][i] for s in scored) for i in range(len(CURVE_K))] if scored else []
-    return out
-
-
-def _rate(num: int, den: int) -> float:
-    return num / den if den else float("nan")
-
-
-def _agg_answers(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    rs = [r for r in recs if "answer" in r]
-    ans = [r["answer"] for r in rs]
-    answerable = [r["answer"] for r in rs if r["type"] != "unanswerable"]
-    unanswerable = [r["answer"] for r in rs if r["type"] == "unanswerable"]
-    refused = [r for r in rs if r["answer"]["refused"]]
-    not_refused = [a for a in ans if not a["refused"]]
-    sentences = sum(a["sentences"] for a in not_refused)
-    out = {
-        "n": len(ans),
-        "citation_validity": mean(1.0 if a["citation_valid"] else 0.0 for a in not_refused),
-        "citation_precision": mean(a["citation_precision"] for a in answerable if "citation_precision" in a),
-        "citation_support_rate": _rate(sum(a["supported_sentences"] for a in not_refused), sentences),
-        "key_point_coverage": mean(a["key_point_coverage"] for a in answerable if not math.isnan(a.get("key_point_coverage", math.nan))),
-        "refusal_precision": _rate(sum(1 for r in refused if r["type"] == "unanswerable"), len(refused)),
-        "refusal_recall": _rate(sum(1 for a in unanswerable if a["refused"]), len(unanswerable)),
-        "false_refusal_rate": _rate(sum(1 for a in answerable if a["refused"]), len(answerable)),
-        "answerable_caveated_rate": _rate(sum(1 for a in answerable if a.get("caveated")), len(answerable)),
-        "unanswerable_refused_or_caveated": _rate(sum(1 for a in unanswerable if a["refused"] or a.get("caveated")), len(unanswerable)),
-        "baseline_key_point_coverage": mean(r["baseline_key_points"] for r in rs if "baseline_key_points" in r),
-        "fallbacks": sum(1 for a in ans if a.get("fallback_reason")),
-    }
-    stages = sorted({k for a in ans for k in a["timings"]})
-    out["latency"] = {s: {"p50": percentile([a["timings"][s] for a in ans if s in a["timings"]], 50),
-                          "p95": percentile([a["timings"][s] for a in ans if s in a["timings"]], 95)} for s in stages}
-    tok = defaultdict(float)
-    for a in ans:
-        for k, v in a["usage"].items():
-            tok[k] += v
-    out["tokens"] = {"total": dict(tok), "per_answer": {k: v / len(ans) for k, v in tok.items()} if ans else {}}
     return out
 
 
@@ -306,13 +222,10 @@ def aggregate(recs: list[dict[str, Any]], embed_latency: list[float]) -> dict[st
     out: dict[str, Any] = {"retrieval": retrieval,
                            "query_embedding": {"p50_ms": emb_p50 * 1e3, "p95_ms": percentile(embed_latency, 95) * 1e3}}
     if any("answer" in r for r in recs):
-        out["answers"] = {"all": _agg_answers(recs), "by_type": {t: _agg_answers([r for r in recs if r["type"] == t]) for t in types}}
-    held = [r["loo"] for r in recs if "loo" in r]
+        out["answers"] = {"all": agg_answers(recs), "by_type": {t: agg_answers([r for r in recs if r["type"] == t]) for t in types}}
+    held = agg_leave_one_out(recs)
     if held:
-        out["leave_one_out"] = {"n": len(held), "refused": _rate(sum(h["refused"] for h in held), len(held)),
-                                "caveated": _rate(sum(h["caveated"] for h in held), len(held)),
-                                "refused_or_caveated": _rate(sum(h["refused"] or h["caveated"] for h in held), len(held)),
-                                "answered_plainly": _rate(sum(not (h["refused"] or h["caveated"]) for h in held), len(held))}
+        out["leave_one_out"] = held
     out["summary"] = _summary(out)
     return out
 

@@ -269,16 +269,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="reliability-"))
     fake = fake_server()
     try:
-        source = work / "source"
-        if args.data_dir:
-            shutil.copytree(args.data_dir, source)
-        else:
-            from assistant import Assistant
-
-            print("ingesting the bundled corpus (use --data-dir to reuse an ingested one) ...", file=sys.stderr)
-            Assistant(data_dir=source, backend="extractive").ingest()
-        shutil.copytree(source, work / "app")  # the app and the direct answers never share an index
-
+        source = _prepare_index(args, work)
         total = max(args.questions, args.sessions + 1)
         asked = questions(total)  # asked[0] warms the app up; then one per session, at once; then the rest
         distinct = list(dict.fromkeys(asked))
@@ -287,49 +278,73 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         direct = {q: direct_assistant.ask(q).to_dict() for q in distinct}
 
         fake.delay = args.delay
-        rss: dict[str, float | None] = {}
-        with app_process(work / "app", fake.base_url, args.top_k, work / "app.log") as (url, pid):
-            rss["start"] = rss_mib(pid)
-            clients = connect(url, args.sessions)
-            t0 = time.perf_counter()
-            results = [ask_once(clients[0], 0, asked[0])]  # loads the models: not part of the latencies below
-            print(f"{args.sessions} sessions at once ...", file=sys.stderr, flush=True)
-            t1 = time.perf_counter()
-            first = ask_all_at_once(clients, asked[1 : args.sessions + 1])
-            first_wall = time.perf_counter() - t1
-            results += first
-            if len(results) >= CHECKPOINT:
-                rss[str(CHECKPOINT)] = rss_mib(pid)
-            for n in [n for n in sorted({*range(CHECKPOINT, total, CHECKPOINT), total}) if len(results) < n]:
-                print(f"asking until {n} questions are answered ...", file=sys.stderr, flush=True)
-                results += ask_stream_of(clients, asked[len(results) : n])
-                rss[str(n)] = rss_mib(pid)
-                print(f"  {n} answered, app RSS {rss[str(n)]} MiB", file=sys.stderr, flush=True)
-            wall = time.perf_counter() - t0
-        talk = [msg for r in results if (msg := cross_talk(r, direct[r.question]))]
-        errors = [f"{r.question!r}: {r.error}" for r in results if r.got is None]
-        p50, p95 = latency(first)
-        all50, all95 = latency(results[1:])
-        at100, at_end = rss.get(str(CHECKPOINT)), rss.get(str(total))
-        growth = (at_end - at100) / at100 if at100 and at_end and total > CHECKPOINT else None
-        mid = rss.get(str(round(total / 2 / CHECKPOINT) * CHECKPOINT))
-        late = (at_end - mid) / mid if mid and at_end and total >= 4 * CHECKPOINT else None
-        summary = {
-            "sessions": args.sessions, "answered": sum(r.got is not None for r in first),
-            "cross_talk": sum(bool(cross_talk(r, direct[r.question])) for r in first),
-            "p50_s": p50, "p95_s": p95, "sessions_wall_s": first_wall,
-            "questions": len(results), "questions_answered": len(results) - len(errors),
-            "questions_cross_talk": len(talk), "questions_p50_s": all50, "questions_p95_s": all95,
-            "questions_wall_s": wall, "rss_mib": rss, "rss_growth_after_warmup": growth,
-            "rss_growth_second_half": late,
-            "memory_flat": None if growth is None else growth < FLAT_GROWTH,
-            "delay_s": args.delay, "top_k": args.top_k, "cpus": os.cpu_count(),
-            "cross_talk_examples": talk[:5], "error_examples": errors[:5],
-        }
-        return summary
+        got = _ask_app(args, work, fake.base_url, asked, total)
+        return _summarize(args, direct, total, **got)
     finally:
         fake.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _prepare_index(args: argparse.Namespace, work: Path) -> Path:
+    """The source index (a copy of --data-dir, or the bundled corpus ingested) and the app's own copy."""
+    source = work / "source"
+    if args.data_dir:
+        shutil.copytree(args.data_dir, source)
+    else:
+        from assistant import Assistant
+
+        print("ingesting the bundled corpus (use --data-dir to reuse an ingested one) ...", file=sys.stderr)
+        Assistant(data_dir=source, backend="extractive").ingest()
+    shutil.copytree(source, work / "app")  # the app and the direct answers never share an index
+    return source
+
+
+def _ask_app(args: argparse.Namespace, work: Path, base_url: str, asked: list[str], total: int) -> dict[str, Any]:
+    """Start the app, ask the sessions at once, then the rest; RSS at each checkpoint."""
+    rss: dict[str, float | None] = {}
+    with app_process(work / "app", base_url, args.top_k, work / "app.log") as (url, pid):
+        rss["start"] = rss_mib(pid)
+        clients = connect(url, args.sessions)
+        t0 = time.perf_counter()
+        results = [ask_once(clients[0], 0, asked[0])]  # loads the models: not part of the latencies below
+        print(f"{args.sessions} sessions at once ...", file=sys.stderr, flush=True)
+        t1 = time.perf_counter()
+        first = ask_all_at_once(clients, asked[1 : args.sessions + 1])
+        first_wall = time.perf_counter() - t1
+        results += first
+        if len(results) >= CHECKPOINT:
+            rss[str(CHECKPOINT)] = rss_mib(pid)
+        for n in [n for n in sorted({*range(CHECKPOINT, total, CHECKPOINT), total}) if len(results) < n]:
+            print(f"asking until {n} questions are answered ...", file=sys.stderr, flush=True)
+            results += ask_stream_of(clients, asked[len(results) : n])
+            rss[str(n)] = rss_mib(pid)
+            print(f"  {n} answered, app RSS {rss[str(n)]} MiB", file=sys.stderr, flush=True)
+        wall = time.perf_counter() - t0
+    return {"results": results, "first": first, "first_wall": first_wall, "wall": wall, "rss": rss}
+
+
+def _summarize(args: argparse.Namespace, direct: dict[str, Any], total: int, *, results: list[Any],
+               first: list[Any], first_wall: float, wall: float, rss: dict[str, float | None]) -> dict[str, Any]:
+    talk = [msg for r in results if (msg := cross_talk(r, direct[r.question]))]
+    errors = [f"{r.question!r}: {r.error}" for r in results if r.got is None]
+    p50, p95 = latency(first)
+    all50, all95 = latency(results[1:])
+    at100, at_end = rss.get(str(CHECKPOINT)), rss.get(str(total))
+    growth = (at_end - at100) / at100 if at100 and at_end and total > CHECKPOINT else None
+    mid = rss.get(str(round(total / 2 / CHECKPOINT) * CHECKPOINT))
+    late = (at_end - mid) / mid if mid and at_end and total >= 4 * CHECKPOINT else None
+    return {
+        "sessions": args.sessions, "answered": sum(r.got is not None for r in first),
+        "cross_talk": sum(bool(cross_talk(r, direct[r.question])) for r in first),
+        "p50_s": p50, "p95_s": p95, "sessions_wall_s": first_wall,
+        "questions": len(results), "questions_answered": len(results) - len(errors),
+        "questions_cross_talk": len(talk), "questions_p50_s": all50, "questions_p95_s": all95,
+        "questions_wall_s": wall, "rss_mib": rss, "rss_growth_after_warmup": growth,
+        "rss_growth_second_half": late,
+        "memory_flat": None if growth is None else growth < FLAT_GROWTH,
+        "delay_s": args.delay, "top_k": args.top_k, "cpus": os.cpu_count(),
+        "cross_talk_examples": talk[:5], "error_examples": errors[:5],
+    }
 
 
 def table(s: dict[str, Any]) -> str:

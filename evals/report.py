@@ -113,12 +113,14 @@ def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    paths: list[str] = []
-    retr = results["retrieval"]
+    return [_plot_recall(results, run_dir, plt), _plot_latency(results, run_dir, plt),
+            _plot_per_type(results, run_dir, plt)]
 
-    # Recall@k curves
+
+def _plot_recall(results: dict[str, Any], run_dir: Path, plt: Any) -> str:
+    """Recall@k curves, one per system."""
     fig, ax = plt.subplots(figsize=(6, 4))
-    for mode, agg in retr.items():
+    for mode, agg in results["retrieval"].items():
         curve = agg["all"].get("curve") or []
         if curve:
             ax.plot(range(1, len(curve) + 1), curve, marker="o", label=mode)
@@ -128,9 +130,12 @@ def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend()
-    paths.append(_save(fig, run_dir / "recall_at_k.png", plt))
+    return _save(fig, run_dir / "recall_at_k.png", plt)
 
-    # latency histograms: search per system; answer stages (dev) on their own panel
+
+def _plot_latency(results: dict[str, Any], run_dir: Path, plt: Any) -> str:
+    """Latency histograms: search per system; answer stages (dev) on their own panel."""
+    retr = results["retrieval"]
     per_q = results["per_question"]
     stages = sorted({k for q in per_q if "answer" in q for k in q["answer"]["timings"]})
     fig, axes = plt.subplots(1, 2 if stages else 1, figsize=(12 if stages else 6, 4), squeeze=False)
@@ -139,9 +144,12 @@ def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
     if stages:
         _hist(axes[0][1], {s: [q["answer"]["timings"][s] * 1e3 for q in per_q if s in q.get("answer", {}).get("timings", {})] for s in stages},
               "answer stage latency (ms)", f"Answer latency per stage ({results.get('backend')})")
-    paths.append(_save(fig, run_dir / "latency.png", plt))
+    return _save(fig, run_dir / "latency.png", plt)
 
-    # per-question-type bars
+
+def _plot_per_type(results: dict[str, Any], run_dir: Path, plt: Any) -> str:
+    """Per-question-type bars: Recall@5 per system, and (dev) the answer metrics beside it."""
+    retr = results["retrieval"]
     types = [t for t, v in next(iter(retr.values()))["by_type"].items() if v["n"]]
     ans = results.get("answers")
     n_panels = 2 if ans else 1
@@ -157,20 +165,22 @@ def write_plots(results: dict[str, Any], run_dir: Path) -> list[str]:
     ax.set_title("Retrieval per question type")
     ax.legend(fontsize=8, ncol=len(retr), loc="upper center")
     if ans:
-        ax = axes[0][1]
-        atypes = list(ans["by_type"])
-        keys = [("key_point_coverage", "key points"), ("citation_precision", "citation precision"), ("refusal_recall", "refusal recall")]
-        width = 0.8 / len(keys)
-        for j, (key, label) in enumerate(keys):
-            vals = [ans["by_type"][t].get(key) for t in atypes]
-            vals = [0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in vals]
-            ax.bar([i + j * width for i in range(len(atypes))], vals, width=width, label=label)
-        ax.set_xticks([i + width for i in range(len(atypes))], atypes, rotation=20)
-        ax.set_ylim(0, 1.15)
-        ax.set_title(f"Answers per question type ({results.get('backend')})")
-        ax.legend(fontsize=8, ncol=len(keys), loc="upper center")
-    paths.append(_save(fig, run_dir / "per_type.png", plt))
-    return paths
+        _answer_bars(axes[0][1], ans, results.get("backend"))
+    return _save(fig, run_dir / "per_type.png", plt)
+
+
+def _answer_bars(ax: Any, ans: dict[str, Any], backend: str | None) -> None:
+    atypes = list(ans["by_type"])
+    keys = [("key_point_coverage", "key points"), ("citation_precision", "citation precision"), ("refusal_recall", "refusal recall")]
+    width = 0.8 / len(keys)
+    for j, (key, label) in enumerate(keys):
+        vals = [ans["by_type"][t].get(key) for t in atypes]
+        vals = [0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in vals]
+        ax.bar([i + j * width for i in range(len(atypes))], vals, width=width, label=label)
+    ax.set_xticks([i + width for i in range(len(atypes))], atypes, rotation=20)
+    ax.set_ylim(0, 1.15)
+    ax.set_title(f"Answers per question type ({backend})")
+    ax.legend(fontsize=8, ncol=len(keys), loc="upper center")
 
 
 def _hist(ax: Any, series: dict[str, list[float]], xlabel: str, title: str) -> None:

@@ -82,6 +82,15 @@ def _file_of(source: str) -> str:
     return source.rsplit(":", 1)[0]
 
 
+@dataclass
+class _Parsed:
+    """What the files hold: records by content id, the files that parsed, and rejected lines."""
+
+    by_id: dict[str, list[Record]] = field(default_factory=lambda: defaultdict(list))
+    files: set[str] = field(default_factory=set)  # resolved paths that yielded at least one record
+    bad_lines: set[str] = field(default_factory=set)  # "<resolved path>:<line>" of rejected records
+
+
 def ingest_paths(
     paths: list[str | Path], store: Store, embedder: Any, *, prune: bool = False, progress: bool = True,
     dry_run: bool = False,
@@ -89,11 +98,37 @@ def ingest_paths(
     """Bring the store in line with ``paths``; ``dry_run`` reports what would change, writing nothing."""
     started = time.perf_counter()
     report = IngestReport(dry_run=dry_run)
-    # 1. Read every file. A file that yields nothing but problems (unreadable, binary, every record
-    #    broken) leaves its stored abstracts alone, and so does a rejected record at a stored line.
-    by_id: dict[str, list[Record]] = defaultdict(list)
-    parsed_files: set[str] = set()
-    bad_lines: set[str] = set()
+    parsed = _read_files(paths, report)
+    # 2. Compare with what is stored (after sweeping chunks orphaned by an interrupted run, and
+    #    bringing the lexical index in line with the docs collection, the source of truth).
+    stored = store.all_docs()
+    lex = None
+    if not dry_run:
+        sweep_orphans(store, stored)
+        lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
+        lex.reconcile({i: d.text for i, d in stored.items()})  # a kill between a docs write and a flush
+    changed, to_delete = _compare(stored, parsed, prune)
+    new_ids = [i for i in parsed.by_id if i not in stored]
+    report.unchanged = len(parsed.by_id) - len(new_ids)
+    new_docs, kept = _plan_new_docs(parsed, new_ids, stored, to_delete, report)
+    if not dry_run:
+        assert lex is not None
+        _write_new_docs(new_docs, store, embedder, lex, report, progress)
+        upgrade_abstract_vectors(store, embedder, report)
+        # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
+        store.update_doc_metadata(changed)
+        store.delete_docs(to_delete)
+        lex.delete(to_delete)
+        lex.flush()
+    _count(report, store, stored, to_delete, new_docs, kept)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _read_files(paths: list[str | Path], report: IngestReport) -> _Parsed:
+    """1. Read every file. A file that yields nothing but problems (unreadable, binary, every record
+    broken) leaves its stored abstracts alone, and so does a rejected record at a stored line."""
+    parsed = _Parsed()
     for raw in paths:
         folder = Path(raw)
         if folder.is_dir() and next(iter_files([folder]), None) is None:
@@ -105,74 +140,76 @@ def ingest_paths(
         report.warnings += [p for p in problems if p.warning]
         resolved = str(path.resolve())
         if records:
-            parsed_files.add(resolved)
-        bad_lines.update(f"{resolved}:{p.line}" for p in problems if not p.warning and p.line)
+            parsed.files.add(resolved)
+        parsed.bad_lines.update(f"{resolved}:{p.line}" for p in problems if not p.warning and p.line)
         for rec in records:
             rec.path = resolved
-            by_id[content_id(normalize_text(rec.text))].append(rec)
-    report.duplicates = sum(len(v) - 1 for v in by_id.values())
+            parsed.by_id[content_id(normalize_text(rec.text))].append(rec)
+    report.duplicates = sum(len(v) - 1 for v in parsed.by_id.values())
+    return parsed
 
-    # 2. Compare with what is stored (after sweeping chunks orphaned by an interrupted run, and
-    #    bringing the lexical index in line with the docs collection, the source of truth).
-    stored = store.all_docs()
-    lex = None
-    if not dry_run:
-        sweep_orphans(store, stored)
-        lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
-        lex.reconcile({i: d.text for i, d in stored.items()})  # a kill between a docs write and a flush
+
+def _compare(stored: dict[str, StoredDoc], parsed: _Parsed, prune: bool) -> tuple[list[StoredDoc], list[str]]:
+    """Stored docs whose sources change (updated in place) and the ids of those left with none."""
     changed: list[StoredDoc] = []
     to_delete: list[str] = []
     for doc in stored.values():
-        keep = [s for s in doc.sources if _file_of(s) not in parsed_files or s in bad_lines]
+        keep = [s for s in doc.sources if _file_of(s) not in parsed.files or s in parsed.bad_lines]
         if prune:
             keep = [s for s in keep if Path(_file_of(s)).exists()]
-        keep += [loc for loc in (f"{r.path}:{r.line}" for r in by_id.get(doc.doc_id, [])) if loc not in keep]
+        keep += [loc for loc in (f"{r.path}:{r.line}" for r in parsed.by_id.get(doc.doc_id, [])) if loc not in keep]
         if not keep:
             to_delete.append(doc.doc_id)
         elif set(keep) != set(doc.sources):
             doc.sources = keep
             changed.append(doc)
-    new_ids = [i for i in by_id if i not in stored]
-    report.unchanged = len(by_id) - len(new_ids)
+    return changed, to_delete
 
-    # 3. Build new docs, link versions, embed and write in batches (chunks first, doc last).
-    new_docs = {i: _new_doc(i, by_id[i]) for i in new_ids}
+
+def _plan_new_docs(
+    parsed: _Parsed, new_ids: list[str], stored: dict[str, StoredDoc], to_delete: list[str], report: IngestReport,
+) -> tuple[dict[str, StoredDoc], dict[str, StoredDoc]]:
+    """3a. Build the new docs and link versions; returns them and the stored docs that stay."""
+    new_docs = {i: _new_doc(i, parsed.by_id[i]) for i in new_ids}
     kept = {i: d for i, d in stored.items() if i not in to_delete}
     versions = find_versions({i: d.text for i, d in new_docs.items()}, {i: d.text for i, d in kept.items()})
     for i, work in versions.items():
         new_docs[i].work_id = kept[work].work_id if work in kept else new_docs[work].work_id
     report.versions = len(versions) + _link_same_ids(new_docs, kept, report)
-    if not dry_run:
-        bar = _progress(len(new_docs), progress)
-        items = list(new_docs.values())
-        for b in range(0, len(items), EMBED_BATCH_DOCS):
-            batch = items[b : b + EMBED_BATCH_DOCS]
-            report.chunks_added += _write_batch(batch, store, embedder, report)
-            assert lex is not None
-            lex.add([d.doc_id for d in batch], [d.text for d in batch])
-            if b // EMBED_BATCH_DOCS % max(1, LEXICAL_FLUSH_DOCS // EMBED_BATCH_DOCS) == 0:
-                lex.flush()
-            bar.update(len(batch))
-        bar.close()
+    return new_docs, kept
 
-        upgrade_abstract_vectors(store, embedder, report)
-        # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
-        store.update_doc_metadata(changed)
-        store.delete_docs(to_delete)
-        assert lex is not None
-        lex.delete(to_delete)
-        lex.flush()
+
+def _write_new_docs(
+    new_docs: dict[str, StoredDoc], store: Store, embedder: Any, lex: lexical.LexicalIndex, report: IngestReport,
+    progress: bool,
+) -> None:
+    """3b. Embed and write the new docs in batches (chunks first, doc last), then the lexical index."""
+    bar = _progress(len(new_docs), progress)
+    items = list(new_docs.values())
+    for b in range(0, len(items), EMBED_BATCH_DOCS):
+        batch = items[b : b + EMBED_BATCH_DOCS]
+        report.chunks_added += _write_batch(batch, store, embedder, report)
+        lex.add([d.doc_id for d in batch], [d.text for d in batch])
+        if b // EMBED_BATCH_DOCS % max(1, LEXICAL_FLUSH_DOCS // EMBED_BATCH_DOCS) == 0:
+            lex.flush()
+        bar.update(len(batch))
+    bar.close()
+
+
+def _count(
+    report: IngestReport, store: Store, stored: dict[str, StoredDoc], to_delete: list[str],
+    new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc],
+) -> None:
+    """5. The report's figures: a new doc from a file that lost one counts as updated, not added."""
     files_replaced = {f for i in to_delete for f in stored[i].files}
     report.updated = min(len(to_delete), sum(1 for d in new_docs.values() if d.files & files_replaced))
     report.added = len(new_docs) - report.updated
     report.removed = len(to_delete) - report.updated
-    if dry_run:
+    if report.dry_run:
         works = {d.work_id for d in kept.values()} | {d.work_id for d in new_docs.values()}
         report.totals = {"abstracts": len(kept) + len(new_docs), "works": len(works)}
     else:
         report.totals = {**store.counts(), "works": len({d.work_id for d in store.all_docs().values()})}
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 def sweep_orphans(store: Store, stored: dict[str, StoredDoc]) -> int:
