@@ -98,9 +98,9 @@ def test_limit_run_writes_results_report_and_plots(smoke_run: tuple[Path, int]) 
     assert rc == 0
     results = json.loads((out / "results.json").read_text())
     assert results["n_questions"] == 5 and results["dataset"] == "dev"
-    assert set(results["retrieval"]) == {"bm25", "dense", "hybrid"}
+    assert set(results["retrieval"]) == {"bm25", "dense", "baseline", "hybrid"}
     assert len({q["type"] for q in results["per_question"]}) == 5  # --limit takes every type in turn
-    for mode in ("bm25", "dense", "hybrid"):
+    for mode in ("bm25", "dense", "baseline", "hybrid"):
         assert 0.0 <= results["summary"][f"{mode}.ndcg@10"] <= 1.0
     answers = results["answers"]["all"]
     assert answers["n"] == 5 and "total" in answers["latency"]

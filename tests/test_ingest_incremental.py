@@ -54,7 +54,9 @@ def test_changed_abstract_is_reembedded_and_old_chunks_removed(tmp_path: Path) -
     report = a.ingest([f])
     assert (report.added, report.updated, report.unchanged, report.removed) == (0, 1, 7, 0)
     new_id = content_id(normalize_text(changed))
-    assert set(spy.texts) == {d for d in a.store.chunks.get(where={"doc_id": new_id}, include=["documents"])["documents"]}
+    chunks = set(a.store.chunks.get(where={"doc_id": new_id}, include=["documents"])["documents"])
+    whole = a.store.docs.get(ids=[new_id], include=["documents"])["documents"][0]
+    assert set(spy.texts) == chunks | {whole}  # its chunks and its whole-abstract vector, nothing else
     ids = _ids(a)
     assert new_id in ids and old_id not in ids and len(ids) == 8
     assert a.store.chunks.get(ids=old_chunks)["ids"] == []  # old chunks gone
