@@ -120,8 +120,21 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
         return 0 if _ingested_anything(report) or not report.rejected else 1
     if args.command in ("search", "ask", "chat"):
-        assistant.prefetch()  # the embedding model loads while the store opens (cold start)
-    if args.command in ("search", "ask", "chat") and not assistant.store.counts()["abstracts"]:
+        prefetch = assistant.prefetch()  # the embedding model loads while the store opens (cold start)
+        try:
+            return _query(assistant, args)
+        finally:
+            prefetch.join()  # a native library still loading at exit would abort the process
+    if args.command == "serve":
+        from assistant.ui import serve
+
+        serve(settings)
+        return 0
+    raise AssertionError(args.command)
+
+
+def _query(assistant: Any, args: argparse.Namespace) -> int:
+    if not assistant.store.counts()["abstracts"]:
         if args.command == "search" and args.json:
             print(json.dumps({"query": args.query, "hits": []}, indent=2, ensure_ascii=False))
         print(NO_INDEX, file=sys.stderr)
@@ -130,14 +143,7 @@ def _run(args: argparse.Namespace) -> int:
         return _search(assistant, args)
     if args.command == "ask":
         return _ask(assistant, args.question, [], args.json)
-    if args.command == "chat":
-        return _chat(assistant)
-    if args.command == "serve":
-        from assistant.ui import serve
-
-        serve(settings)
-        return 0
-    raise AssertionError(args.command)
+    return _chat(assistant)
 
 
 def _ingested_anything(report: Any) -> bool:

@@ -85,9 +85,9 @@ class RetrievalSettings(BaseModel):
 
     fusion: Literal["dist", "rrf"] = "dist"  # fit: evals/fits/retrieval.json
     rrf_k: float = 60.0  # Cormack et al. 2009; only used by fusion="rrf"
-    weight_chunk: float = 0.3  # fit: evals/fits/retrieval.json
-    weight_abstract: float = 0.3  # fit: evals/fits/retrieval.json
-    weight_bm25: float = 0.4  # fit: evals/fits/retrieval.json
+    weight_chunk: float = 0.6  # fit: evals/fits/retrieval.json
+    weight_abstract: float = 0.2  # fit: evals/fits/retrieval.json
+    weight_bm25: float = 0.2  # fit: evals/fits/retrieval.json
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
