@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical", "dense_margin")
+FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical", "dense_margin", "read_lexical")
 
 
 @dataclass
@@ -47,15 +47,18 @@ def _dense(doc_id: str, lists: dict[str, list[tuple[str, float]]]) -> float:
 
 
 def features(hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], top_lexical: float,
-             top_sentences: list[Any]) -> dict[str, float]:
+             top_sentences: list[Any], read_lexical: float = 0.0) -> dict[str, float]:
     """The relevance features of the top abstract (see the module docstring). ``dense_margin``:
     how far the top abstract stands out from the next one (an answering abstract usually does;
-    when the answer is missing, several neighbours tie)."""
+    when the answer is missing, several neighbours tie). ``read_lexical``: the IDF-weighted share
+    of the question's terms found in any abstract read for evidence (a detail asked about that
+    none of them mentions lowers it)."""
     top = _dense(hit_ids[0], lists)
     second = _dense(hit_ids[1], lists) if len(hit_ids) > 1 else 0.0
     return {
         "dense": top,
         "dense_margin": top - second,
+        "read_lexical": read_lexical,
         "lexical": top_lexical,
         "sentence_dense": max((s.dense for s in top_sentences), default=0.0),
         "sentence_lexical": max((s.lexical for s in top_sentences), default=0.0),

@@ -124,9 +124,11 @@ class AnswerEngine:
         read = turn.hits[: self.settings.answer.evidence_docs]
         idf = self.idf()
         turn.evidence = score_evidence(turn.asked, [d.original for d, _ in read], self.cache, idf)
-        top = turn.hits[0][0]
-        feats = decision_mod.features([d.doc_id for d, _ in turn.hits], turn.lists, coverage(terms(turn.asked), set(terms(top.text)), idf),
-                                      turn.evidence.of_doc(0))
+        q_terms = terms(turn.asked)
+        read_terms = {t for d, _ in read for t in terms(d.text)}
+        feats = decision_mod.features([d.doc_id for d, _ in turn.hits], turn.lists,
+                                      coverage(q_terms, set(terms(turn.hits[0][0].text)), idf),
+                                      turn.evidence.of_doc(0), coverage(q_terms, read_terms, idf))
         missing = missing_names(turn.question, [d.original for d, _ in turn.hits])
         turn.decision = decision_mod.decide(feats, missing, self.settings.decision)
         turn.timings["evidence"] = time.perf_counter() - t

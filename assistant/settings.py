@@ -85,9 +85,9 @@ class RetrievalSettings(BaseModel):
 
     fusion: Literal["dist", "rrf"] = "dist"  # fit: evals/fits/retrieval.json
     rrf_k: float = 60.0  # Cormack et al. 2009; only used by fusion="rrf"
-    weight_chunk: float = 0.6  # fit: evals/fits/retrieval.json
-    weight_abstract: float = 0.2  # fit: evals/fits/retrieval.json
-    weight_bm25: float = 0.2  # fit: evals/fits/retrieval.json
+    weight_chunk: float = 0.3  # fit: evals/fits/retrieval.json
+    weight_abstract: float = 0.3  # fit: evals/fits/retrieval.json
+    weight_bm25: float = 0.4  # fit: evals/fits/retrieval.json
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
@@ -104,18 +104,20 @@ class DecisionSettings(BaseModel):
     """Answer, caveat or refuse (assistant/decision.py). Fitted by ``python -m evals.fit decision``
     (logistic fit on leave-one-out data, thresholds by 5-fold CV; evals/fits/decision.json)."""
 
-    bias: float = -7.353  # fit: evals/fits/decision.json
-    w_dense: float = 5.548  # fit: evals/fits/decision.json
-    w_lexical: float = 7.709  # fit: evals/fits/decision.json
-    w_sentence_dense: float = 3.271  # fit: evals/fits/decision.json
-    w_sentence_lexical: float = -4.084  # fit: evals/fits/decision.json
-    w_dense_margin: float = 0.0  # fit: evals/fits/decision.json
-    refuse_below: float = 0.1326  # CV: answerable questions refused <= 2% (evals/fits/decision.json)
-    caveat_below: float = 0.2666  # CV: see evals/fits/decision.json
+    bias: float = -6.157  # fit: evals/fits/decision.json
+    w_dense: float = 6.351  # fit: evals/fits/decision.json
+    w_lexical: float = 5.391  # fit: evals/fits/decision.json
+    w_sentence_dense: float = 0.664  # fit: evals/fits/decision.json
+    w_sentence_lexical: float = -0.54  # fit: evals/fits/decision.json
+    w_dense_margin: float = -0.957  # fit: evals/fits/decision.json
+    w_read_lexical: float = -0.991  # fit: evals/fits/decision.json
+    refuse_below: float = 0.085  # policy: <= 1% of answerable questions refused on the training folds (evals/fits/decision.json)
+    caveat_below: float = 0.256  # policy: <= 10% of answerable questions hedged on the training folds (same file)
 
     def weights(self) -> dict[str, float]:
         return {"dense": self.w_dense, "lexical": self.w_lexical, "sentence_dense": self.w_sentence_dense,
-                "sentence_lexical": self.w_sentence_lexical, "dense_margin": self.w_dense_margin}
+                "sentence_lexical": self.w_sentence_lexical, "dense_margin": self.w_dense_margin,
+                "read_lexical": self.w_read_lexical}
 
 
 class AnswerSettings(BaseModel):
