@@ -49,7 +49,7 @@ eval: $(VENV)/.installed-dev
 
 # Refit the behavioural constants by 5-fold cross-validation (writes evals/fits/*.json).
 fit: $(VENV)/.installed-dev
-	$(BIN)/python -m evals.fit all --scifact-dir evals/runs/_cache/scifact-train
+	$(BIN)/python -m evals.fit all --scifact-dir evals/runs/_cache/scifact-fit
 
 # The generated question set (one question per abstract, made by the packaged model; resumable).
 questions: $(VENV)/.installed-dev+local
