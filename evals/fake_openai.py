@@ -134,23 +134,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(raw)
 
-    def _sse(self, events: list[Any], *, end: bool = True) -> None:
-        """Stream ``events`` as SSE ``data:`` lines; ``end=False`` hangs up mid-body instead."""
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        for event in events:
-            raw = ("data: " + (event if isinstance(event, str) else json.dumps(event)) + "\n\n").encode()
-            self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
-            self.wfile.flush()
-        if end:
-            self.wfile.write(b"0\r\n\r\n")
-        else:
-            self._hang_up()
-
-    def _trickle(self, events: list[Any], interval: float) -> None:
-        """Stream ``events`` one every ``interval`` s until done, the client hangs up or close()."""
+    def _sse(self, events: list[Any], *, end: bool = True, interval: float = 0.0) -> None:
+        """Stream ``events`` as SSE ``data:`` lines, one every ``interval`` s (a trickling server);
+        ``end=False`` hangs up mid-body instead of ending it. Stops when the client hangs up or
+        the server closes."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
@@ -163,9 +150,12 @@ class _Handler(BaseHTTPRequestHandler):
             except OSError:  # the client gave up
                 self.close_connection = True
                 return
-            if self.server.stopping.wait(interval):
+            if interval and self.server.stopping.wait(interval):
                 return
-        self.wfile.write(b"0\r\n\r\n")
+        if end:
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            self._hang_up()
 
     def _hang_up(self) -> None:
         self.close_connection = True
@@ -229,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif kind == "hang" and fake.stopping.wait(float(kw.get("seconds", 5))):
             pass  # the fixture is tearing down
         elif kind == "trickle":
-            self._trickle([*_stream_chunks(body, text), "[DONE]"], float(kw.get("interval", 0.05)))
+            self._sse([*_stream_chunks(body, text), "[DONE]"], interval=float(kw.get("interval", 0.05)))
         elif kind == "malformed" and body.get("stream"):
             self._sse(["{this is not json"])
         elif kind == "malformed":

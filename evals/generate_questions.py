@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from assistant.settings import DEFAULT_CORPUS, PROJECT_ROOT, PROMPTS_DIR
 from evals.question_rules import (
     Abstract,
     Vocab,
@@ -44,9 +45,8 @@ from evals.question_rules import (
     vocabulary,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "data" / "abstracts"
-PROMPT_FILE = ROOT / "prompts" / "generate_question.txt"
+CORPUS = DEFAULT_CORPUS
+PROMPT_FILE = PROMPTS_DIR / "generate_question.txt"
 SEED = 11  # fixed: issue 11; temperature 0 makes generation greedy, the seed also drives the unanswerable maker
 MAX_TOKENS = 120  # a 40-word question plus a 4-word phrase in JSON is ~80 tokens; sanity bound
 N_CTX = 2048  # prompt (~450 tokens at most) + MAX_TOKENS, with room to spare
@@ -231,7 +231,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     info = {"generator": "evals/generate_questions.py", "command": "python -m evals.generate_questions " + " ".join(args.argv),
             "model_file": model.name, "model_sha256": model_sha256(model), "seed": SEED, "temperature": 0.0,
             "max_tokens": MAX_TOKENS, "max_abstract_chars": args.max_chars, "threads": args.threads,
-            "prompt_file": str(PROMPT_FILE.relative_to(ROOT)),
+            "prompt_file": str(PROMPT_FILE.relative_to(PROJECT_ROOT)),
             "prompt_sha256": hashlib.sha256(PROMPT_FILE.read_bytes()).hexdigest(), "json_schema": SCHEMA}
     gen = Generator(model, args.threads, load_sections(), args.max_chars) if todo else None
     times: list[float] = []

@@ -31,7 +31,7 @@ ABSTRACT = ("We introduce RetNet, a retentive network for language modeling that
             "RetNet replaces attention with a multi-scale retention mechanism and keeps inference cost constant per token. "
             "Experiments on language modeling show that RetNet matches Transformers at lower memory.")
 OTHER = "We study attention sinks in large language models and show they appear early in training across many scales of model."
-DEV_KEYS = set(json.loads(Path(gq.ROOT / "evals/datasets/dev.jsonl").read_text(encoding="utf-8").splitlines()[0]))
+DEV_KEYS = set(json.loads(Path(gq.PROJECT_ROOT / "evals/datasets/dev.jsonl").read_text(encoding="utf-8").splitlines()[0]))
 
 
 @pytest.mark.parametrize(

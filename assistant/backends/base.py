@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import queue
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
 
@@ -25,3 +28,24 @@ class ChatModel(ABC):
 
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> str:
         return "".join(self.stream(messages, max_tokens=max_tokens, temperature=temperature))
+
+
+DONE = object()  # the producer thread's last item
+
+
+def drain(items: queue.Queue[Any], deadline: float, on_timeout: Callable[[], Exception]) -> Iterator[Any]:
+    """Items a producer thread puts on ``items`` until ``DONE``, re-raising an exception it put,
+    and raising ``on_timeout()`` once the monotonic ``deadline`` passes (the answer's total
+    deadline, whatever the producer is doing)."""
+    while True:
+        try:
+            if (remaining := deadline - time.monotonic()) <= 0:
+                raise queue.Empty
+            item = items.get(timeout=remaining)
+        except queue.Empty:
+            raise on_timeout() from None
+        if item is DONE:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        yield item

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assistant.backends.base import ChatModel, LLMError, Message
+from assistant.backends.base import DONE, ChatModel, LLMError, Message, drain
 from assistant.settings import Settings
 
 MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
@@ -205,7 +205,6 @@ class _Engine:
 EngineKey = tuple[str, int, int]  # (model path, threads, n_ctx)
 _ENGINES: dict[EngineKey, _Engine] = {}
 _ENGINES_LOCK = threading.Lock()
-_DONE = object()
 
 
 def _engine_key(settings: Settings) -> EngineKey:
@@ -279,6 +278,16 @@ def is_ready(settings: Settings) -> bool:
     return warm_state(settings)[0] == "ready"
 
 
+def _local_errors(items: Iterator[Any]) -> Iterator[Any]:
+    """A failure inside llama.cpp, as the LLMError the callers fall back on."""
+    try:
+        yield from items
+    except LLMError:
+        raise
+    except Exception as exc:
+        raise LLMError(f"local model failed: {exc}") from exc
+
+
 def _delta(chunk: Any) -> str:
     """The text in one streamed chat-completion chunk; raise LLMError on an error chunk."""
     data = chunk if isinstance(chunk, dict) else {}  # xllamacpp hands over parsed JSON
@@ -337,22 +346,16 @@ class LocalChatModel(ChatModel):
                 except Exception as exc:
                     chunks.put(exc)
                 finally:
-                    chunks.put(_DONE)
+                    chunks.put(DONE)
 
         threading.Thread(target=run, name="local-llm", daemon=True).start()
+
+        def timeout() -> Exception:
+            return LLMError(f"the local model did not finish within the answer deadline of {limit:g} s "
+                            "(answer_deadline_s); stopped it")
+
         try:
-            while True:
-                try:
-                    if (remaining := deadline - time.monotonic()) <= 0:
-                        raise queue.Empty
-                    item = chunks.get(timeout=remaining)
-                except queue.Empty:
-                    raise LLMError(f"the local model did not finish within the answer deadline of {limit:g} s "
-                                   "(answer_deadline_s); stopped it") from None
-                if item is _DONE:
-                    return
-                if isinstance(item, Exception):
-                    raise LLMError(f"local model failed: {item}") from item
+            for item in _local_errors(drain(chunks, deadline, timeout)):
                 if text := _delta(item):
                     yield text
         finally:

@@ -27,13 +27,12 @@ import httpx
 import openai
 from openai import OpenAI
 
-from assistant.backends.base import ChatModel, LLMError, Message
+from assistant.backends.base import DONE, ChatModel, LLMError, Message, drain
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CONTEXT_WINDOW = 8_192  # a model llama-index's table does not know (vLLM, Ollama ...): a safe budget
-_DONE = object()
 
 # USD per million tokens (input, output), OpenAI list prices; same prefix matching.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
@@ -128,22 +127,11 @@ class OpenAIChatModel(ChatModel):
             except BaseException as exc:  # handed to the caller's thread
                 items.put(exc)
             finally:
-                items.put(_DONE)
+                items.put(DONE)
 
         threading.Thread(target=work, name="openai-stream", daemon=True).start()
         try:
-            while True:
-                try:
-                    if (remaining := deadline - time.monotonic()) <= 0:
-                        raise queue.Empty
-                    item = items.get(timeout=remaining)
-                except queue.Empty:
-                    raise self._deadline_error() from None
-                if item is _DONE:
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
+            yield from drain(items, deadline, self._deadline_error)
         finally:
             stop.set()
 
