@@ -69,9 +69,7 @@ def embed(text: str) -> np.ndarray:
 
 def fake_assistant(data_dir: Path, embedder: Any | None = None, **overrides: Any) -> Assistant:
     """An Assistant whose embedder is ``embedder`` (a FakeEmbedder by default)."""
-    a = Assistant(data_dir=data_dir, backend="extractive", **overrides)
-    a.__dict__["embedder"] = embedder or FakeEmbedder()  # replaces the cached_property
-    return a
+    return Assistant(data_dir=data_dir, backend="extractive", embedder=embedder or FakeEmbedder(), **overrides)
 
 
 @cache

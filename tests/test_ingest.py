@@ -263,7 +263,7 @@ def test_seed_corpus_index(corpus_copy) -> None:  # type: ignore[no-untyped-def]
     assert sum(h.metadata["work_id"] == by_prefix[FIT_V1].work_id for h in hits) == 1  # one hit per work
 
     counting = FakeEmbedder(forbid=True)
-    corpus_copy.__dict__["embedder"] = counting
+    corpus_copy.embedder = counting
     report = corpus_copy.ingest([DEFAULT_CORPUS])
     assert (report.added, report.updated, report.unchanged, report.duplicates, report.removed) == (0, 0, 446, 16, 0)
     assert report.totals["abstracts"] == 446 and report.totals["works"] == 444

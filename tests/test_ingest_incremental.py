@@ -32,7 +32,7 @@ def test_unchanged_rerun_embeds_nothing(tmp_path: Path) -> None:
     assert (first.added, first.unchanged) == (12, 0)
     before = integrity(a.store)
 
-    a.__dict__["embedder"] = FakeEmbedder(forbid=True)  # any call fails the test
+    a.embedder = FakeEmbedder(forbid=True)  # any call fails the test
     again = a.ingest([tmp_path / "c"])
     assert (again.added, again.updated, again.unchanged, again.removed, again.chunks_added) == (0, 0, 12, 0, 0)
     assert integrity(a.store) == before
@@ -50,7 +50,7 @@ def test_changed_abstract_is_reembedded_and_old_chunks_removed(tmp_path: Path) -
     changed = texts[3].replace(".", " (revised).", 1)
     f.write_text(f.read_text().replace(texts[3], changed))
     spy = FakeEmbedder()
-    a.__dict__["embedder"] = spy
+    a.embedder = spy
     report = a.ingest([f])
     assert (report.added, report.updated, report.unchanged, report.removed) == (0, 1, 7, 0)
     new_id = content_id(normalize_text(changed))
@@ -69,7 +69,7 @@ def test_lines_shift_updates_locations_without_embedding(tmp_path: Path) -> None
     a = fake_assistant(tmp_path / "data")
     a.ingest([f])
     f.write_text("Daily Papers\n\n" + f.read_text())  # every paragraph moves down two lines
-    a.__dict__["embedder"] = FakeEmbedder(forbid=True)
+    a.embedder = FakeEmbedder(forbid=True)
     report = a.ingest([f])
     assert (report.added, report.unchanged) == (0, 5)
     lines = sorted(int(s.rsplit(":", 1)[1]) for d in a.store.all_docs().values() for s in d.sources)
@@ -116,7 +116,7 @@ def test_other_files_are_untouched_and_moves_keep_vectors(tmp_path: Path) -> Non
     assert a.ingest([f1]).removed == 0 and len(_ids(a)) == 6  # f2 not named: left alone
     moved = tmp_path / "moved.txt"
     f2.rename(moved)
-    a.__dict__["embedder"] = FakeEmbedder(forbid=True)
+    a.embedder = FakeEmbedder(forbid=True)
     report = a.ingest([tmp_path / "c", moved], prune=True)
     assert (report.added, report.removed, report.unchanged) == (0, 0, 6)
     assert all(str(moved.resolve()) in " ".join(d.sources) or str(f1.resolve()) in " ".join(d.sources)

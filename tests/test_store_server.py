@@ -37,7 +37,7 @@ def test_ingest_and_search_through_a_server(chroma_server: ChromaServer, tmp_pat
     dense = a.search("distribute long sequences across multiple devices ring", k=3, mode="dense")
     assert dense and dense[0].label == "Ring Attention"
 
-    a.__dict__["embedder"] = FakeEmbedder(forbid=True)  # incremental over HTTP too
+    a.embedder = FakeEmbedder(forbid=True)  # incremental over HTTP too
     assert a.ingest([tmp_path / "c"]).unchanged == 9
 
 
