@@ -198,11 +198,13 @@ class AnswerEngine:
         return self._finish(answer, turn)
 
     def _model_declined(self, base: Answer, turn: Turn) -> Answer:
-        """The model's NOT IN SOURCES is heard: with a name no source mentions, or a weak match,
-        it is a refusal; otherwise the closest statements are given, saying the model found no
-        direct answer in them."""
+        """The model's NOT IN SOURCES is heard: when the question names something no source
+        mentions, it is a refusal (never a neighbour's figures as the answer); otherwise the
+        closest statements are quoted under a caveat saying the model found no direct answer —
+        "the sources describe X but do not state Y" rather than refusing a question the
+        collection may well answer."""
         d = turn.decision
-        if d is not None and d.outcome == "caveat":
+        if d is not None and d.missing:
             return self._refusal(base, turn)
         answer = self._extractive(base, turn, model_declined=True)
         answer.fallback_from = turn.backend
