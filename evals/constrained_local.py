@@ -17,12 +17,11 @@ import re
 import time
 from pathlib import Path
 
-from assistant.answering import evidence_question, idf_for, score_evidence, sentence_cache
-
 from assistant.backends.base import LLMError
 from assistant.backends.local import LocalChatModel
+from assistant.conversation import evidence_question
 from assistant.core import Assistant
-from assistant.evidence import terms
+from assistant.evidence import score_evidence, terms
 from assistant.prompts import as_data, load_prompt, render
 
 DEV = Path(__file__).parent / "datasets" / "dev.jsonl"
@@ -55,9 +54,8 @@ def score(text: str, numbered: list[str]) -> tuple[int, int, int]:
 def numbered_sentences(assistant: Assistant, question: str) -> list[str]:
     hits = assistant.retriever.retrieve(question, assistant.settings.top_k)
     asked = evidence_question(question, [], hits[0][0].original if hits else "")
-    ev = score_evidence(asked, [d.original for d, _ in hits[:3]], [d.label for d, _ in hits[:3]],
-                        sentence_cache(assistant), idf_for(assistant))
-    best = sorted(ev.sentences, key=lambda s: -(s.score + s.answer_score))[:N_SENTENCES]
+    ev = score_evidence(asked, [d.original for d, _ in hits[:3]], assistant.engine.cache, assistant.engine.idf())
+    best = sorted(ev.sentences, key=lambda s: -(s.lexical + s.dense))[:N_SENTENCES]
     return [as_data(s.text) for s in best]
 
 
