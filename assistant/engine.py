@@ -60,13 +60,9 @@ class AnswerEngine:
         self.retriever = retriever
         self.cache = cache
         self.model_factory = model_factory
-        self._idf: tuple[Any, Idf] | None = None
 
     def idf(self) -> Idf:
-        docs = self.retriever.docs()
-        if self._idf is None or self._idf[0] is not docs:
-            self._idf = (docs, Idf(d.text for d in docs.values()))
-        return self._idf[1]
+        return self.retriever.idf()
 
     # --- the pipeline ---------------------------------------------------------------------------
     def analyze(self, question: str, k: int, exclude: set[str] | None = None,

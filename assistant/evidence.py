@@ -14,6 +14,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -28,17 +29,27 @@ def terms(text: str) -> list[str]:
 
 
 class Idf:
-    def __init__(self, texts: Iterable[str]) -> None:
+    """Inverse document frequency over the collection: from texts, or from any document-frequency
+    function (the lexical index's, which holds the same terms: ``Idf.of_index``)."""
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
         df: Counter[str] = Counter()
         n = 0
         for t in texts:
             n += 1
             df.update(set(terms(t)))
         self.n = max(n, 1)
-        self.df = df
+        self._df: Any = df.get
+
+    @classmethod
+    def of_index(cls, n: int, doc_freq: Any) -> Idf:
+        idf = cls()
+        idf.n = max(n, 1)
+        idf._df = cache(doc_freq)
+        return idf
 
     def __call__(self, term: str) -> float:
-        return math.log((self.n + 1) / (self.df.get(term, 0) + 0.5))
+        return math.log((self.n + 1) / ((self._df(term) or 0) + 0.5))
 
 
 def coverage(query_terms: Iterable[str], sentence_terms: set[str], idf: Idf) -> float:

@@ -223,6 +223,17 @@ class LexicalIndex:
     def generation(self) -> int:
         return self._generation
 
+    def doc_freq(self, term: str) -> int:
+        """How many indexed abstracts hold ``term`` (rows deleted but not yet merged away count
+        too: a bound on the error the merge rule keeps small)."""
+        total = 0
+        for seg in self._segments:
+            tid = seg.bm25.vocab_dict.get(term)
+            if tid is not None:
+                indptr = seg.bm25.scores["indptr"]
+                total += int(indptr[tid + 1] - indptr[tid])
+        return total
+
     def ids(self) -> set[str]:
         return set(self._locations())
 

@@ -22,12 +22,14 @@ leaves once chromadb is imported; the two fusion formulas are a few lines each
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from assistant import lexical
+from assistant.evidence import Idf
 from assistant.lexical import LexicalIndex
 from assistant.settings import Settings
 from assistant.store import Store, StoredDoc
@@ -84,43 +86,75 @@ def max_pool(owners: Iterable[str], sims: Iterable[float]) -> Ranked:
 
 # --- the retriever --------------------------------------------------------------------------------
 class HybridRetriever:
-    """Abstract-level retrieval for each mode; rebuilt when another process changed the index."""
+    """Abstract-level retrieval for each mode. Nothing is read in full at start: the lexical index
+    is memory-mapped, and only the abstracts a query ranks are fetched from the store (and kept
+    in a bounded cache until another process changes the index)."""
 
     def __init__(self, settings: Settings, store: Store, embedder: Any) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self._lock = threading.Lock()
-        self._docs: dict[str, StoredDoc] | None = None
         self._count = -1
         self._lex: LexicalIndex | None = None
-
-    def docs(self) -> dict[str, StoredDoc]:
-        return self._current()[0]
+        self._all: dict[str, StoredDoc] | None = None
+        self._cache: OrderedDict[str, StoredDoc] = OrderedDict()
+        self._idf: Idf | None = None
 
     def invalidate(self) -> None:
         with self._lock:
-            self._docs, self._count = None, -1
+            self._count = -1
 
-    def _current(self) -> tuple[dict[str, StoredDoc], LexicalIndex]:
+    def _current(self) -> LexicalIndex:
         with self._lock:
             count = self.store.call("counting", self.store.docs.count)  # another process may have ingested
             if self._lex is None:
                 self._lex = lexical.open_for(self.settings.data_dir, self.settings.collection_prefix)
             self._lex.refresh()  # one stat when no other process flushed
-            if self._docs is None or count != self._count:
-                docs = self.store.all_docs()
-                # a Chroma server seen from a data dir without its lexical index, or a stale one
-                self._lex.reconcile({i: d.text for i, d in docs.items()})
-                self._docs, self._count = docs, count
-            return self._docs, self._lex
+            if count != self._count:
+                self._cache.clear()
+                self._all, self._idf = None, None
+                if len(self._lex) != count:  # a Chroma server seen from a data dir without its index
+                    self._lex.reconcile({i: d.text for i, d in self.store.all_docs().items()})
+                self._count = count
+            return self._lex
+
+    def docs(self) -> dict[str, StoredDoc]:
+        """Every stored abstract (read once per index state: for statistics and evaluation)."""
+        self._current()
+        with self._lock:
+            if self._all is None:
+                self._all = self.store.all_docs()
+            return self._all
+
+    def fetch(self, ids: list[str]) -> dict[str, StoredDoc]:
+        """The stored abstracts of ``ids`` (those that exist), through the cache."""
+        with self._lock:
+            need = [i for i in ids if i not in self._cache]
+        got = self.store.get_docs(need) if need else {}
+        with self._lock:
+            self._cache.update(got)
+            for i in ids:
+                if i in self._cache:
+                    self._cache.move_to_end(i)
+            while len(self._cache) > self.settings.retrieval.doc_cache:
+                self._cache.popitem(last=False)
+            return {i: self._cache[i] for i in ids if i in self._cache}
+
+    def idf(self) -> Idf:
+        """IDF of the collection's terms, from the lexical index's document frequencies."""
+        lex = self._current()
+        with self._lock:
+            if self._idf is None:
+                self._idf = Idf.of_index(len(lex), lex.doc_freq)
+            return self._idf
 
     def embed_query(self, query: str) -> np.ndarray:
         return np.asarray(self.embedder([query]), dtype=np.float32)[0]
 
     def signals(self, query: str, n: int, names: Iterable[str] = SIGNALS, vector: np.ndarray | None = None) -> dict[str, Ranked]:
         """Each signal's ``n`` best abstracts with its raw score (cosine, or BM25)."""
-        docs, lex = self._current()
+        lex = self._current()
         names = list(names)
         out: dict[str, Ranked] = {}
         if "bm25" in names:
@@ -128,12 +162,12 @@ class HybridRetriever:
         if any(s in names for s in ("chunk", "abstract")):
             vec = self.embed_query(query) if vector is None else vector
             if "chunk" in names:
-                out["chunk"] = self._chunk_search(vec, n, docs)
+                out["chunk"] = self._chunk_search(vec, n)
             if "abstract" in names:
-                out["abstract"] = self._abstract_search(vec, n, docs)
+                out["abstract"] = self._abstract_search(vec, n)
         return out
 
-    def _chunk_search(self, vec: np.ndarray, n: int, docs: dict[str, StoredDoc]) -> Ranked:
+    def _chunk_search(self, vec: np.ndarray, n: int) -> Ranked:
         total = self.store.call("counting", self.store.chunks.count)
         want = min(n * self.settings.retrieval.chunks_per_candidate, total)
         if want <= 0:
@@ -142,16 +176,14 @@ class HybridRetriever:
         # Chunk ids are "<doc_id>-<chunk index>" (ingest/pipeline.py): no metadata read needed.
         owners = [cid.rsplit("-", 1)[0] for cid in got["ids"][0]]
         sims = [1.0 - float(d) for d in got["distances"][0]]
-        return [(d, s) for d, s in max_pool(owners, sims) if d in docs][:n]
+        return max_pool(owners, sims)[:n]
 
-    def _abstract_search(self, vec: np.ndarray, n: int, docs: dict[str, StoredDoc]) -> Ranked:
-        if not self.store.has_abstract_vectors():
-            return []
-        want = min(n, len(docs))
-        if want <= 0:
+    def _abstract_search(self, vec: np.ndarray, n: int) -> Ranked:
+        want = min(n, self._count)
+        if want <= 0 or not self.store.has_abstract_vectors():
             return []
         got = self.store.call("searching", self.store.docs.query, query_embeddings=[vec], n_results=want, include=["distances"])
-        return [(d, 1.0 - float(x)) for d, x in zip(got["ids"][0], got["distances"][0], strict=True) if d in docs]
+        return [(d, 1.0 - float(x)) for d, x in zip(got["ids"][0], got["distances"][0], strict=True)]
 
     def retrieve(self, query: str, k: int, mode: str = "hybrid", exclude: set[str] | None = None,
                  lists: dict[str, Ranked] | None = None) -> list[tuple[StoredDoc, float]]:
@@ -159,24 +191,41 @@ class HybridRetriever:
         drops works (leave-one-out evaluation); ``lists`` reuses signals already computed."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
-        docs = self.docs()
-        if not docs or not query.strip() or k <= 0:
+        self._current()
+        if self._count <= 0 or not query.strip() or k <= 0:
             return []
         cfg = self.settings.retrieval
         n = max(self.settings.candidates, k + 5)  # versions of one work share the list: a few more than k
         lists = lists if lists is not None else self.signals(query, n, MODE_SIGNALS[mode])
-        lists = {s: [(d, v) for d, v in r if d in docs and (not exclude or docs[d].work_id not in exclude)]
-                 for s, r in lists.items() if s in MODE_SIGNALS[mode]}
+        lists = {s: r for s, r in lists.items() if s in MODE_SIGNALS[mode]}
+        if exclude:  # as if the excluded works were not indexed: gone before the fusion's normalisation
+            docs = self.docs()
+            lists = {s: [(d, v) for d, v in r if d in docs and docs[d].work_id not in exclude] for s, r in lists.items()}
         if mode == "baseline":
             fused = fuse(lists, BASELINE["weights"], "rrf", BASELINE["rrf_k"])  # type: ignore[arg-type]
         else:
             fused = fuse(lists, cfg.weights(self.settings.dense_weight), cfg.fusion, cfg.rrf_k)
-        return collapse_works(fused, docs, k)
+        return self._collapse(fused, k)
+
+    def _collapse(self, fused: Ranked, k: int) -> list[tuple[StoredDoc, float]]:
+        """The best abstract of each work, fetching the ranked abstracts a few at a time."""
+        out: list[tuple[StoredDoc, float]] = []
+        seen: set[str] = set()
+        step = max(2 * k, k + 10)
+        for start in range(0, len(fused), step):
+            batch = fused[start : start + step]
+            docs = self.fetch([d for d, _ in batch])
+            out += collapse_works(batch, docs, k - len(out), seen)
+            if len(out) >= k:
+                break
+        return out
 
 
-def collapse_works(fused: Ranked, docs: dict[str, StoredDoc], k: int) -> list[tuple[StoredDoc, float]]:
+def collapse_works(fused: Ranked, docs: dict[str, StoredDoc], k: int, seen: set[str] | None = None) -> list[tuple[StoredDoc, float]]:
+    """The first ``k`` abstracts of ``fused`` that exist in ``docs``, one per work (``seen``: works
+    already taken, updated)."""
     out: list[tuple[StoredDoc, float]] = []
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     for doc_id, score in fused:
         doc = docs.get(doc_id)
         if doc is None or doc.work_id in seen:
