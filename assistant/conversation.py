@@ -13,6 +13,9 @@ import re
 from assistant.grounding import names
 from assistant.text import tokens
 
+# Closed classes of English: connectives that continue a turn, personal pronouns, and definite
+# descriptions of the thing last discussed ("the method", "this approach,"); carried over unchanged
+# from the earlier follow-up detection (tests/test_multiturn.py).
 _CONNECTIVE = re.compile(r"^\s*(and|also|so|then|what about|how about|and what about)\b", re.I)
 _ANAPHOR = re.compile(r"\b(it|it's|they|them|the (?:method|model|paper|work|approach|authors)|"
                       r"(?:this|that|these|those)\s+\w+\s*[,?.!])", re.I)

@@ -21,6 +21,9 @@ import re
 
 from assistant.text import name_like
 
+# Orthography, not any question set: a word may hold inner . + / - (GPT-3.5, Llama-3.1-8B, C++);
+# a word opens a sentence after the start, a full stop/colon, or an opening quote/bracket;
+# names are compared as runs of letters and digits on word boundaries.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _SENTENCE_START = re.compile(r"(^|[.!?:;]\s+|[\"'(\[]\s*)$")
 _RUN = re.compile(r"[a-z0-9]+")
