@@ -48,10 +48,7 @@ def log(msg: str) -> None:
 
 
 # --- data ----------------------------------------------------------------------------------------
-LIMIT: int | None = None  # --limit: a smoke run on the first N questions of each set
-
-
-def tuning_questions(assistant: Any, sets: list[str]) -> list[Any]:
+def tuning_questions(assistant: Any, sets: list[str], limit: int | None = None) -> list[Any]:
     """Single-turn questions of the tuning sets with their gold works (unanswerable: empty gold)."""
     paths = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH}
     docs = assistant.retriever.docs()
@@ -61,7 +58,7 @@ def tuning_questions(assistant: Any, sets: list[str]) -> list[Any]:
         if not path.exists():
             log(f"  {path.name}: not there, skipped")
             continue
-        rows = [r for r in load_for_tuning(path) if not r.get("previous")][:LIMIT]
+        rows = [r for r in load_for_tuning(path) if not r.get("previous")][:limit]
         qs, problems = resolve_anchors(rows, docs)
         for q in qs:
             q.raw["_set"] = name
@@ -130,14 +127,10 @@ def group_means(items: list[Any], idx: list[int], value: Any) -> dict[str, float
 
 def by_set_mean(items: list[Any], idx: list[int], value: Any) -> float:
     """Mean of ``value(i)`` per group, then the mean of the groups: each tuning set and each
-    question type (lookup, paraphrase, numeric, multi; SciFact's claims) weighs the same, so a
-    config cannot win by serving the largest group at the cost of a small one."""
-    groups: dict[str, list[float]] = {}
-    for i in idx:
-        v = value(i)
-        groups.setdefault(items[i].raw.get("_set", ""), []).append(v)
-        groups.setdefault("type:" + items[i].type, []).append(v)
-    return statistics.fmean(statistics.fmean(v) for v in groups.values()) if groups else 0.0
+    question type weighs the same, so a config cannot win by serving the largest group at the
+    cost of a small one."""
+    groups = group_means(items, idx, value)
+    return statistics.fmean(groups.values()) if groups else 0.0
 
 
 # --- retrieval -----------------------------------------------------------------------------------
@@ -168,10 +161,11 @@ def scifact_questions(data_dir: str) -> tuple[Any, list[Any]]:
     return a, [q for q in qs if q.gold]
 
 
-def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | None = None) -> dict[str, Any]:
+def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | None = None,
+                  limit: int | None = None) -> dict[str, Any]:
     from assistant.retrieval import collapse_works, fuse
 
-    sources = [(assistant, [q for q in tuning_questions(assistant, sets) if q.gold])]
+    sources = [(assistant, [q for q in tuning_questions(assistant, sets, limit) if q.gold])]
     if scifact_dir:
         sources.append(scifact_questions(scifact_dir))
         sets = sets + ["scifact_train"]
@@ -229,7 +223,7 @@ def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | No
 
 
 # --- decision ------------------------------------------------------------------------------------
-def decision_rows(assistant: Any, sets: list[str]) -> tuple[list[Any], np.ndarray, np.ndarray, list[str], list[bool]]:
+def decision_rows(assistant: Any, sets: list[str], limit: int | None = None) -> tuple[list[Any], np.ndarray, np.ndarray, list[str], list[bool]]:
     """Each answerable question as asked (label 1) and leave-one-out (label 0), and each
     unanswerable one (label 0): features, labels, kinds and whether a name was missing."""
     from assistant.decision import FEATURES
@@ -237,7 +231,7 @@ def decision_rows(assistant: Any, sets: list[str]) -> tuple[list[Any], np.ndarra
     items, feats, labels, kinds, missing = [], [], [], [], []
     engine = assistant.engine
     k = assistant.settings.top_k
-    for q in tuning_questions(assistant, sets):
+    for q in tuning_questions(assistant, sets, limit):
         runs = [("answerable", None, 1), ("loo", q.gold, 0)] if q.gold else [("unanswerable", None, 0)]
         for kind, exclude, label in runs:
             turn = engine.analyze(q.text, k, exclude=exclude)
@@ -273,10 +267,11 @@ def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float) -> 
     return ["refuse" if pi < t_ref else "caveat" if (m or pi < t_cav) else "answer" for pi, m in zip(p, missing, strict=True)]
 
 
-def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, caveat_rate: float) -> dict[str, Any]:
+def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, caveat_rate: float,
+                 limit: int | None = None) -> dict[str, Any]:
     from assistant.decision import FEATURES
 
-    items, x, y, kinds, missing = decision_rows(assistant, sets)
+    items, x, y, kinds, missing = decision_rows(assistant, sets, limit)
     log(f"decision: {len(y)} rows ({int(y.sum())} answerable)")
     ids = sorted({q.id for q in items})
     rng = random.Random(SEED)
@@ -314,10 +309,10 @@ def answer_configs() -> list[dict[str, Any]]:
     return [{"lexical_weight": a, "retrieval_prior": b, "top_doc_sentences": c, "other_doc_share": d} for a, b, c, d in grid]
 
 
-def fit_answer(assistant: Any, sets: list[str], k: int) -> dict[str, Any]:
+def fit_answer(assistant: Any, sets: list[str], k: int, limit: int | None = None) -> dict[str, Any]:
     from assistant.extractive import choose
 
-    items = [q for q in tuning_questions(assistant, sets) if q.gold and q.key_points]
+    items = [q for q in tuning_questions(assistant, sets, limit) if q.gold and q.key_points]
     base = assistant.settings.answer
     turns = [assistant.engine.analyze(q.text, assistant.settings.top_k) for q in items]
     log(f"answer: {len(items)} questions with key points")
@@ -360,18 +355,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--caveat-rate", type=float, default=0.10, help="policy: share of answerable questions hedged")
     args = ap.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
-    global LIMIT
-    LIMIT = args.limit
     assistant = open_assistant(args.data_dir)
     parts = ["retrieval", "decision", "answer"] if args.part == "all" else [args.part]
     for part in parts:
         t = time.perf_counter()
         if part == "retrieval":
-            out = fit_retrieval(assistant, sets, args.folds, args.scifact_dir)
+            out = fit_retrieval(assistant, sets, args.folds, args.scifact_dir, args.limit)
         elif part == "decision":
-            out = fit_decision(assistant, sets + ["generated_unanswerable"], args.folds, args.refuse_rate, args.caveat_rate)
+            out = fit_decision(assistant, sets + ["generated_unanswerable"], args.folds, args.refuse_rate,
+                               args.caveat_rate, args.limit)
         else:
-            out = fit_answer(assistant, sets, args.folds)
+            out = fit_answer(assistant, sets, args.folds, args.limit)
         out["seconds"] = round(time.perf_counter() - t, 1)
         write_fit(part, out, Path(args.out_dir))
         print(json.dumps({part: {k: v for k, v in out.items() if k not in ("chosen_per_fold",)}}, indent=1))

@@ -70,14 +70,6 @@ class IngestReport:
         return d
 
 
-def _display_path(path: Path) -> str:
-    resolved = path.resolve()
-    try:
-        return str(resolved.relative_to(Path.cwd()))
-    except ValueError:
-        return str(resolved)
-
-
 def _file_of(source: str) -> str:
     return source.rsplit(":", 1)[0]
 
