@@ -214,7 +214,8 @@ def idf_drift(work: Path, batch: int = 24) -> dict[str, float]:
     as a base + deltas just under the merge threshold (the worst case the merge policy allows)."""
     import shutil
 
-    from assistant.lexical import MERGE_FRACTION, LexicalIndex, english_terms
+    from assistant.lexical import MERGE_FRACTION, LexicalIndex
+    from assistant.text import tokens
     from evals.metrics import ndcg_at_k
 
     rows = [json.loads(line) for line in (SCIFACT / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -225,7 +226,7 @@ def idf_drift(work: Path, batch: int = 24) -> dict[str, float]:
             q, d, _ = line.split("\t")
             qrels.setdefault(q, set()).add(d)
     queries = {r["_id"]: r["text"] for r in map(json.loads, (SCIFACT / "queries.jsonl").read_text().splitlines()) if r["_id"] in qrels}
-    terms = english_terms()
+    terms = tokens
     base_n = int(len(docs) / (1 + MERGE_FRACTION * 0.99))
     out: dict[str, float] = {}
     for name, cuts in (("rebuilt", [len(docs)]), ("segmented", [base_n, *range(base_n + batch, len(docs), batch), len(docs)])):

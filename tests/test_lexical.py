@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 import assistant.lexical as lexical
-from assistant.lexical import LexicalIndex, build_scores, english_terms
+from assistant.bm25_scoring import build_scores
+from assistant.lexical import LexicalIndex
+from assistant.text import tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 SCIFACT = ROOT / "evals" / "datasets" / "scifact-2101" / "corpus.jsonl"
@@ -29,7 +31,7 @@ def corpus() -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def terms():  # noqa: ANN201
-    return english_terms()
+    return tokens
 
 
 def _segments(path: Path) -> list[str]:
@@ -129,8 +131,9 @@ def test_other_tokenizer_is_treated_as_empty(tmp_path, terms) -> None:
 WRITER = """
 import os, signal, sys
 import assistant.lexical as lexical
-from assistant.lexical import LexicalIndex, english_terms
-index = LexicalIndex.open(sys.argv[1], english_terms())
+from assistant.lexical import LexicalIndex
+from assistant.text import tokens
+index = LexicalIndex.open(sys.argv[1], tokens)
 if sys.argv[2] == "kill-before-manifest":
     def killed(*a, **k):
         os.kill(os.getpid(), signal.SIGKILL)
