@@ -64,6 +64,14 @@ def test_fit_writes_its_cross_validated_result(index_copy: Path, tmp_path: Path)
     assert "all.ndcg@10" in fit["naive_baseline"] and "all.ndcg@10" in fit["fitted"]
 
 
+def test_summary_tables_a_run_beside_the_baseline(index_copy: Path, tmp_path: Path) -> None:
+    run = _run_module("evals.harness", *_entry_points(index_copy, tmp_path)["evals.harness"])
+    assert run.returncode == 0, run.stderr[-3000:]
+    res = _run_module("evals.summary", str(tmp_path / "run"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "| baseline R@5 |" in res.stdout and "| hybrid R@5 |" in res.stdout and "| dev |" in res.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not is_available("local", Settings()), reason="the local LLM extra is not installed")
 def test_bench_local_exits_0() -> None:
