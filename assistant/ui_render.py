@@ -27,6 +27,7 @@ a.cite:hover { background: rgba(250, 204, 21, .35); }
   padding: 0 .3em; margin-left: .25em; white-space: nowrap; }
 .refusal { border-left: 4px solid #f59e0b; padding-left: .6em; }
 .refusal-title { font-weight: 700; color: #b45309; }
+.caveat { border-left: 4px solid #f59e0b; padding-left: .6em; margin-bottom: .4em; color: #92400e; }
 .chat-error { border-left: 4px solid #dc2626; padding-left: .6em; }
 .answer-meta { font-size: .8em; opacity: .75; margin-top: .5em; }
 .sources-panel { max-height: 640px; overflow-y: auto; }
@@ -139,7 +140,9 @@ def render_answer(answer: Answer) -> str:
                 out.append(f'<span class="unsupported" title="the cited sources do not support this sentence">'
                            f'{esc(s.text)}</span> {cites}<span class="unsupported-badge">unsupported</span>')
         body = " ".join(out)
-    else:
+        if answer.caveat:  # what the sources do not state, above what they do
+            body = f'<div class="caveat">{esc(answer.caveat)}</div>{body}'
+    else:  # the text already opens with the caveat
         body = _link_citations(esc(answer.text))
     return f'<div class="answer">{body}</div>' + answer_meta(answer)
 

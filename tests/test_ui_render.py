@@ -48,6 +48,14 @@ def test_answer_escapes_text_and_links_citations() -> None:
     assert "extractive" in html and "2.5 s" in html
 
 
+def test_caveat_is_shown_above_the_cited_sentences_escaped() -> None:
+    caveat = 'None of the abstracts found mentions "<b>X-3</b>"; the closest ones state:'
+    answer = Answer(question="q", text=f"{caveat} A claim. [1]", caveat=caveat, sentences=[AnswerSentence("A claim.", [1], True)])
+    html = render_answer(answer)
+    assert html.index('class="caveat"') < html.index("A claim.")
+    assert "&lt;b&gt;X-3&lt;/b&gt;" in html and html.count("None of the abstracts") == 1
+
+
 def test_answer_without_sentences_links_markers_in_text() -> None:
     html = render_answer(Answer(question="q", text="A <x> claim [2].", timings={"total": 0.1}))
     assert "A &lt;x&gt; claim " in html and 'href="#src-2"' in html
