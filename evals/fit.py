@@ -256,11 +256,21 @@ def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) ->
     return w[:-1], float(w[-1])
 
 
-def thresholds(p_pos: np.ndarray, refuse_rate: float, caveat_rate: float) -> tuple[float, float]:
+def thresholds(p_pos: np.ndarray, refuse_rate: float, caveat_rate: float,
+               groups: list[str] | None = None) -> tuple[float, float]:
     """Refuse below the ``refuse_rate`` quantile of the answerable questions' relevance, caveat
     below the ``caveat_rate`` quantile: the share of plainly answerable questions refused (the
-    worst outcome) or hedged is bounded by policy, the rest is learned."""
-    return float(np.quantile(p_pos, refuse_rate)), float(np.quantile(p_pos, caveat_rate))
+    worst outcome) or hedged is bounded by policy, the rest is learned. With ``groups`` (each
+    question's type) the bound holds for every kind of question, not only on average: a reworded
+    question shares fewer words with its abstract, so its relevance runs lower, and a threshold
+    set on the pooled questions would hedge most paraphrases while meeting the policy overall."""
+    if not groups:
+        return float(np.quantile(p_pos, refuse_rate)), float(np.quantile(p_pos, caveat_rate))
+    by: dict[str, list[float]] = {}
+    for p, g in zip(p_pos, groups, strict=True):
+        by.setdefault(g, []).append(float(p))
+    return (min(float(np.quantile(v, refuse_rate)) for v in by.values()),
+            min(float(np.quantile(v, caveat_rate)) for v in by.values()))
 
 
 def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float) -> list[str]:
@@ -282,20 +292,27 @@ def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, ca
         tr = np.array([fold_of[q.id] != f for q in items])
         w, b = logistic(x[tr], y[tr])
         p_tr = 1 / (1 + np.exp(-(x[tr] @ w + b)))
-        t_ref, t_cav = thresholds(p_tr[y[tr] == 1], refuse_rate, caveat_rate)
+        t_ref, t_cav = thresholds(p_tr[y[tr] == 1], refuse_rate, caveat_rate,
+                                  [q.type for q, t, yi in zip(items, tr, y, strict=True) if t and yi == 1])
         te = ~tr
         p_te = 1 / (1 + np.exp(-(x[te] @ w + b)))
         outs = outcomes(p_te, [m for m, t in zip(missing, te, strict=True) if t], t_ref, t_cav)
         te_kinds = [kd for kd, t in zip(kinds, te, strict=True) if t]
-        for kind in ("answerable", "loo", "unanswerable"):
-            sel = [o for o, kd in zip(outs, te_kinds, strict=True) if kd == kind]
+        te_types = [q.type for q, t in zip(items, te, strict=True) if t]
+        kinds_here = [("answerable", None), ("loo", None), ("unanswerable", None)]
+        kinds_here += [("answerable", t) for t in sorted(set(te_types)) if t != "unanswerable"]
+        for kind, qtype in kinds_here:
+            sel = [o for o, kd, ty in zip(outs, te_kinds, te_types, strict=True)
+                   if kd == kind and qtype in (None, ty)]
+            kind = kind if qtype is None else f"{kind}[{qtype}]"
             if sel:
                 held.setdefault(f"{kind}.refused", []).append(sum(o == "refuse" for o in sel) / len(sel))
                 held.setdefault(f"{kind}.caveated", []).append(sum(o == "caveat" for o in sel) / len(sel))
                 held.setdefault(f"{kind}.refused_or_caveated", []).append(sum(o != "answer" for o in sel) / len(sel))
     w, b = logistic(x, y)
     p_all = 1 / (1 + np.exp(-(x @ w + b)))
-    t_ref, t_cav = thresholds(p_all[y == 1], refuse_rate, caveat_rate)
+    t_ref, t_cav = thresholds(p_all[y == 1], refuse_rate, caveat_rate,
+                              [q.type for q, yi in zip(items, y, strict=True) if yi == 1])
     return {"rows": {kd: kinds.count(kd) for kd in ("answerable", "loo", "unanswerable")}, "folds": k,
             "policy": {"refuse_rate": refuse_rate, "caveat_rate": caveat_rate},
             "held_out": {key: spread(v) for key, v in sorted(held.items())},

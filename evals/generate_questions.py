@@ -190,6 +190,22 @@ def model_sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+def recheck(paths: dict[str, Path], abstracts: list[Abstract], vocab: Vocab) -> int:
+    """Apply the current rules to the kept items again (rules added after an item was generated):
+    an item a rule now rejects moves to the dropped file with that rule. Returns how many moved."""
+    kept = _read_jsonl(paths["out"])
+    text_of = {a.doc_id: a.text for a in abstracts}
+    keep, moved = [], []
+    for item in kept:
+        reason = drop_reason(item["question"], item["key_points"][0], text_of[item["doc_id"]], item["style"], vocab)
+        (moved if reason else keep).append(item | ({"drop_rule": reason} if reason else {}))
+    if moved:
+        paths["out"].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in keep), encoding="utf-8")
+        with paths["dropped"].open("a", encoding="utf-8") as f:
+            f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in moved)
+    return len(moved)
+
+
 def write_side_files(paths: dict[str, Path], abstracts: list[Abstract], names: frozenset[str], info: dict[str, Any]) -> dict[str, Any]:
     """Rebuild the unanswerable file from the kept items and write the meta sidecar."""
     kept, dropped = _read_jsonl(paths["out"]), _read_jsonl(paths["dropped"])
@@ -252,6 +268,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not times:  # nothing generated (resumed when complete, or --limit 0): keep how it was made
         info |= {k: old[k] for k in ("command", "speed", "threads", "max_abstract_chars") if k in old}
         info.setdefault("speed", None)
+    moved = recheck(paths, abstracts, vocab)
+    if moved:
+        print(f"{moved} kept items fail a rule added since they were generated: moved to {paths['dropped'].name}")
     return write_side_files(paths, abstracts, vocab.names, info)
 
 

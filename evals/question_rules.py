@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.evidence import terms
+from assistant.grounding import missing_names
 from ingest.loaders import iter_files, load_file
 from ingest.normalize import _GENERIC, content_id, make_label, normalize_text
 
@@ -141,6 +142,8 @@ def drop_reason(question: str, answer: str, abstract: str, style: str, vocab: Vo
         return "word_count"
     if DEICTIC.search(q):
         return "deictic"
+    if missing_names(q, [abstract]):  # names a method/model/number its own abstract never mentions:
+        return "names_absent"  # it asks about another paper (or one the model made up)
     if style == "direct" and vocab.rare is not None and not set(terms(q)) & vocab.rare & set(terms(abstract)):
         return "vague"
     a = " ".join(answer.split()).strip(" .,;:\"'")

@@ -64,3 +64,16 @@ def test_logistic_separates_and_thresholds_bound_refusals() -> None:
     t_ref, t_cav = thresholds(p_pos, 0.01, 0.10)
     assert t_ref <= t_cav
     assert (p_pos < t_ref).mean() <= 0.02
+
+
+def test_thresholds_hold_the_policy_for_every_question_type() -> None:
+    # lookups score high, paraphrases lower: pooled, a 10% caveat bound would hedge most paraphrases
+    lookup = np.linspace(0.6, 1.0, 90)
+    para = np.linspace(0.2, 0.6, 10)
+    p = np.r_[lookup, para]
+    groups = ["lookup"] * 90 + ["paraphrase"] * 10
+    _, pooled = thresholds(p, 0.01, 0.10)
+    _, per_type = thresholds(p, 0.01, 0.10, groups)
+    assert np.mean(para < pooled) > 0.5
+    assert np.mean(para < per_type) <= 0.10
+    assert np.mean(lookup < per_type) <= 0.10

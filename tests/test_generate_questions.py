@@ -48,6 +48,8 @@ DEV_KEYS = set(json.loads(Path(gq.PROJECT_ROOT / "evals/datasets/dev.jsonl").rea
         ("What does RetNet replace attention with?", "a multi-scale retention mechanism and keeps", "direct", "answer_too_long"),
         ("Which mechanism lets RetNet avoid attention in language models?", "multi-scale retention", "reworded", "reworded_keeps_name"),
         ("What retention mechanism replaces attention in language modeling networks?", "multi-scale retention", "reworded", "reworded_overlap"),
+        ("What does QuillNet replace attention with in RetNet?", "multi-scale retention", "direct", "names_absent"),
+        ("How much memory does RetNet-3 save over Transformers?", "lower memory", "direct", "names_absent"),
         ("What does RetNet replace attention with?", "Multi-Scale Retention.", "direct", None),
         ("Which memory-keeping trick lets a sequence predictor skip pairwise token comparisons?", "multi-scale retention", "reworded", None),
     ],
@@ -62,6 +64,20 @@ def test_vague_questions_are_dropped() -> None:
     assert drop_reason("What is the main idea behind language models?", "RetNet", ABSTRACT, "reworded", vocab) is None
     assert drop_reason("What is the idea behind the model described?", "RetNet", ABSTRACT, "direct", vocab) == "deictic"
     assert drop_reason("What does RetNet replace attention with?", "multi-scale retention", ABSTRACT, "direct", vocab) is None
+
+
+def test_recheck_moves_kept_items_a_newer_rule_rejects(tmp_path: Path) -> None:
+    a = Abstract(index=0, doc_id="d0", text=ABSTRACT, source="x.txt")
+    good = {"id": "G0001", "question": "What does RetNet replace attention with?", "style": "direct",
+            "doc_id": "d0", "key_points": ["multi-scale retention"]}
+    bad = good | {"id": "G0002", "question": "What does QuillNet replace attention with in RetNet?"}
+    paths = gq.paths_for(tmp_path / "gen.jsonl")
+    paths["out"].write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    assert gq.recheck(paths, [a], Vocab(frozenset({"retnet"}))) == 1
+    assert [json.loads(x)["id"] for x in paths["out"].read_text(encoding="utf-8").splitlines()] == ["G0001"]
+    dropped = [json.loads(x) for x in paths["dropped"].read_text(encoding="utf-8").splitlines()]
+    assert [(d["id"], d["drop_rule"]) for d in dropped] == [("G0002", "names_absent")]
+    assert gq.recheck(paths, [a], Vocab(frozenset({"retnet"}))) == 0  # nothing moves twice
 
 
 def test_content_overlap_counts_stemmed_content_words() -> None:

@@ -3,7 +3,6 @@ xllamacpp's ``Server`` listening on 127.0.0.1 TCP with the packaged model. One 1
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,34 +11,21 @@ import pytest
 from assistant.backends import local
 from assistant.backends.openai_backend import OpenAIChatModel
 from assistant.settings import Settings
+from evals.llama_server import llama_server
 
 pytestmark = pytest.mark.slow
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def llama_server(model_settings: Settings) -> Iterator[str]:
+def llama_server_url(model_settings: Settings) -> Iterator[str]:
     """``llama-server`` in-process on 127.0.0.1:<free port>; yields its /v1 base URL."""
-    xlc = local._import_xllamacpp()
-    params = xlc.CommonParams()
-    params.model.path = str(local.ensure_model(model_settings))
-    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = local.physical_cores()
-    params.n_ctx, params.n_parallel, params.warmup = 2048, 1, False
-    params.hostnames, params.port = ["127.0.0.1"], free_port()
-    params.offline, params.ui, params.verbosity = True, False, 0
-    server = xlc.Server(params)
-    yield f"http://127.0.0.1:{params.port}/v1"
-    del server
+    with llama_server(model_settings) as url:
+        yield url
 
 
-def test_openai_backend_streams_from_a_real_llama_cpp_server(llama_server: str, model_settings: Settings) -> None:
+def test_openai_backend_streams_from_a_real_llama_cpp_server(llama_server_url: str, model_settings: Settings) -> None:
     settings = model_settings.model_copy(update={
-        "openai_base_url": llama_server, "openai_api_key": "not-needed", "openai_model": local.MODEL_FILE,
+        "openai_base_url": llama_server_url, "openai_api_key": "not-needed", "openai_model": local.MODEL_FILE,
         "openai_max_retries": 0, "openai_timeout": 120.0, "answer_deadline_s": 300.0})
     model = OpenAIChatModel(settings)
     messages: list[Any] = [{"role": "system", "content": "Answer briefly."},
