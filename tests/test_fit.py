@@ -77,3 +77,19 @@ def test_thresholds_hold_the_policy_for_every_question_type() -> None:
     assert np.mean(para < pooled) > 0.5
     assert np.mean(para < per_type) <= 0.10
     assert np.mean(lookup < per_type) <= 0.10
+
+
+def test_settings_defaults_are_the_committed_fits() -> None:
+    """Every constant commented "fit: evals/fits/..." holds what that fit file chose."""
+    from assistant.settings import AnswerSettings, DecisionSettings, RetrievalSettings
+
+    fits = Path(__file__).resolve().parent.parent / "evals" / "fits"
+    retrieval = json.loads((fits / "retrieval.json").read_text(encoding="utf-8"))["chosen"]
+    r = RetrievalSettings()
+    assert r.fusion == retrieval["method"]
+    assert {k: getattr(r, f"weight_{k}") for k in retrieval["weights"]} == pytest.approx(retrieval["weights"])
+    decision = json.loads((fits / "decision.json").read_text(encoding="utf-8"))["chosen"]
+    assert DecisionSettings().model_dump() == pytest.approx(decision)
+    answer = json.loads((fits / "answer.json").read_text(encoding="utf-8"))["chosen"]
+    a = AnswerSettings()
+    assert {k: getattr(a, k) for k in answer} == pytest.approx(answer)
