@@ -24,7 +24,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.reliability import ROOT, ask_once, ask_stream_of, connect, fake_server, free_port, questions, rss_mib
+from evals.reliability import (
+    ROOT,
+    ask_once,
+    ask_stream_of,
+    connect,
+    fake_server,
+    free_port,
+    questions,
+    rss_mib,
+)
 
 
 def _serve(args: argparse.Namespace) -> None:
