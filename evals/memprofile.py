@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evals.metrics import slope_per_1000
 from evals.reliability import (
     ROOT,
     ask_once,
@@ -92,19 +93,6 @@ def _snapshot(proc: Any, snap_dir: Path, n: int) -> Path:
     return path
 
 
-def slope(rss: dict[int, float]) -> float | None:
-    """Least-squares RSS slope over the second half of the checkpoints, in % of the mid value per
-    1,000 questions."""
-    last = max(rss)
-    pts = [(n, v) for n, v in sorted(rss.items()) if n >= last / 2]
-    if len(pts) < 2:
-        return None
-    mx = sum(n for n, _ in pts) / len(pts)
-    my = sum(v for _, v in pts) / len(pts)
-    b = sum((n - mx) * (v - my) for n, v in pts) / sum((n - mx) ** 2 for n, _ in pts)
-    return 100 * b * 1000 / pts[0][1]
-
-
 def diff(old: Path, new: Path, top: int) -> str:
     import tracemalloc
 
@@ -147,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-        s = slope(rss)
+        s = slope_per_1000(rss)
         print(f"slope over the second half: {'n/a' if s is None else f'{s:+.2f}% per 1,000 questions'}")
         keys = sorted(snaps)
         for x, y in {(keys[0], keys[-1]), *zip(keys[1:], keys[2:], strict=False)} if len(keys) > 1 else ():
