@@ -76,3 +76,15 @@ def key_point_coverage(answer_text: str, key_points: Sequence[str]) -> float:
         return float("nan")
     low = answer_text.lower()
     return sum(1 for p in key_points if p.lower() in low) / len(key_points)
+
+
+def slope_per_1000(rss: dict[int, float]) -> float | None:
+    """Least-squares slope of RSS (MiB by questions answered) over the second half of the run, in %
+    of the value at its start per 1,000 questions; None with fewer than two points."""
+    last = max(rss, default=0)
+    pts = [(n, v) for n, v in sorted(rss.items()) if n >= last / 2]
+    if len(pts) < 2:
+        return None
+    mx, my = sum(n for n, _ in pts) / len(pts), sum(v for _, v in pts) / len(pts)
+    b = sum((n - mx) * (v - my) for n, v in pts) / sum((n - mx) ** 2 for n, _ in pts)
+    return 100 * b * 1000 / pts[0][1]

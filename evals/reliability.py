@@ -43,11 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.metrics import percentile
+from evals.metrics import percentile, slope_per_1000
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "evals" / "datasets" / "dev.jsonl"
 FLAT_GROWTH = 0.10  # RSS growth from question 100 to the last that still counts as flat
+SLOPE_GOAL = 1.0  # % RSS per 1,000 questions over the second half that counts as a plateau (issue #10 point 5)
 CHECKPOINT = 100  # RSS is read after this many questions (caches warm), then every this many
 API_KEY = "sk-reliability-not-a-secret"
 CLIENT_TIMEOUT_S = 120.0
@@ -333,6 +334,8 @@ def _summarize(args: argparse.Namespace, direct: dict[str, Any], total: int, *, 
     growth = (at_end - at100) / at100 if at100 and at_end and total > CHECKPOINT else None
     mid = rss.get(str(round(total / 2 / CHECKPOINT) * CHECKPOINT))
     late = (at_end - mid) / mid if mid and at_end and total >= 4 * CHECKPOINT else None
+    by_n = {int(k): v for k, v in rss.items() if k.isdigit() and v}
+    per_1000 = slope_per_1000(by_n) if total >= 4 * CHECKPOINT else None
     return {
         "sessions": args.sessions, "answered": sum(r.got is not None for r in first),
         "cross_talk": sum(bool(cross_talk(r, direct[r.question])) for r in first),
@@ -340,7 +343,7 @@ def _summarize(args: argparse.Namespace, direct: dict[str, Any], total: int, *, 
         "questions": len(results), "questions_answered": len(results) - len(errors),
         "questions_cross_talk": len(talk), "questions_p50_s": all50, "questions_p95_s": all95,
         "questions_wall_s": wall, "rss_mib": rss, "rss_growth_after_warmup": growth,
-        "rss_growth_second_half": late,
+        "rss_growth_second_half": late, "rss_slope_second_half_pct_per_1000": per_1000,
         "memory_flat": None if growth is None else growth < FLAT_GROWTH,
         "delay_s": args.delay, "top_k": args.top_k, "cpus": os.cpu_count(),
         "cross_talk_examples": talk[:5], "error_examples": errors[:5],
@@ -365,6 +368,8 @@ def table(s: dict[str, Any]) -> str:
         (f"app RSS after {last}", mib(rss.get(last))),
         (f"growth {CHECKPOINT} -> {last}", "n/a" if growth is None else f"{growth:+.1%} (flat: {flat}, goal < {FLAT_GROWTH:.0%})"),
         ("growth in the second half", "n/a" if s["rss_growth_second_half"] is None else f"{s['rss_growth_second_half']:+.1%}"),
+        ("slope in the second half", "n/a" if s.get("rss_slope_second_half_pct_per_1000") is None
+         else f"{s['rss_slope_second_half_pct_per_1000']:+.2f}% per 1,000 questions (goal <= {SLOPE_GOAL:g}%)"),
     ]
     width = max(len(k) for k, _ in rows)
     lines = [f"| {'measure'.ljust(width)} | value |", f"|{'-' * (width + 2)}|-------|"]

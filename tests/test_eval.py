@@ -17,10 +17,19 @@ from evals.metrics import (
     percentile,
     recall_at_k,
     retrieval_scores,
+    slope_per_1000,
 )
 
 
 # --- metrics ----------------------------------------------------------------------------------
+def test_rss_slope_reads_only_the_second_half() -> None:
+    warm_then_flat = {250: 500.0, 500: 700.0, 1000: 800.0, 1500: 800.0, 2000: 800.0}
+    assert slope_per_1000(warm_then_flat) == pytest.approx(0.0)
+    one_percent = {n: 1000.0 + n / 100 for n in range(1000, 2001, 250)}  # +10 MiB per 1,000 from 1,010 MiB
+    assert slope_per_1000({100: 100.0, **one_percent}) == pytest.approx(100 * 10 / 1010)
+    assert slope_per_1000({100: 1.0}) is None
+
+
 def test_recall_at_k_hand_computed() -> None:
     retrieved = ["a", "x", "b", "y", "z", "c"]
     assert recall_at_k({"a", "b", "c"}, retrieved, 1) == pytest.approx(1 / 3)

@@ -11,6 +11,7 @@ import pytest
 
 from assistant.backends.base import LLMError
 from assistant.backends.openai_backend import (
+    MAX_SHARED_CLIENTS,
     OpenAIChatModel,
     context_window_for,
     estimate_cost,
@@ -212,3 +213,23 @@ def test_hang_is_cut_at_the_deadline_even_with_a_longer_read_timeout(fake_openai
     fake_openai.enqueue_fault("hang", seconds=30)
     model = make_model(fake_openai, answer_deadline_s=0.5, openai_timeout=30.0, openai_max_retries=3)
     assert "deadline of 0.5 s" in failure(model)
+
+
+def test_answers_share_one_client_per_endpoint_and_the_pool_stays_bounded(fake_openai: Any) -> None:
+    """The engine builds a chat model per answer: they must reuse one client (a client per answer
+    grew the app's memory), a model's close() must not close it for the others, and distinct
+    endpoint settings never keep more than MAX_SHARED_CLIENTS clients."""
+    from assistant.backends import openai_backend
+
+    first, second = make_model(fake_openai), make_model(fake_openai)
+    assert first._client is second._client
+    assert make_model(fake_openai, openai_timeout=7.0)._client is not first._client
+    first.close()
+    fake_openai.enqueue("Still answering [1].")
+    assert "".join(collect(make_model(fake_openai))) == "Still answering [1]."
+    for i in range(MAX_SHARED_CLIENTS + 5):
+        make_model(fake_openai, openai_timeout=10.0 + i)
+        assert len(openai_backend._CLIENTS) <= MAX_SHARED_CLIENTS
+    own = openai.OpenAI(base_url=fake_openai.base_url, api_key=KEY, max_retries=0)
+    OpenAIChatModel(Settings(openai_base_url=fake_openai.base_url, openai_api_key=KEY), client=own).close()
+    assert own.is_closed()

@@ -20,6 +20,7 @@ import logging
 import queue
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,6 +72,30 @@ def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> flo
     return (prompt_tokens * prices[0] + completion_tokens * prices[1]) / 1_000_000
 
 
+MAX_SHARED_CLIENTS = 8  # distinct endpoint settings kept open at once (sanity bound: a process uses one or two)
+_CLIENTS: OrderedDict[tuple[Any, ...], OpenAI] = OrderedDict()
+_CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client(settings: Settings) -> OpenAI:
+    """One ``OpenAI`` client per endpoint setting, shared by every answer of this process (the
+    client is thread-safe). The engine makes a chat model per answer; a client per answer held an
+    httpx pool and an SSL context each, freed only by the cyclic GC: measured with
+    ``python -m evals.memprofile`` (64 sessions, fake LLM), the app's RSS kept growing by ~6% per
+    1,000 questions. Least recently used clients past MAX_SHARED_CLIENTS are dropped, not closed:
+    an answer still streaming keeps its own."""
+    key = (settings.openai_base_url, settings.openai_api_key or "not-needed", settings.openai_timeout,
+           settings.openai_max_retries)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = OpenAI(base_url=key[0], api_key=key[1], timeout=key[2], max_retries=key[3])
+        _CLIENTS.move_to_end(key)
+        while len(_CLIENTS) > MAX_SHARED_CLIENTS:
+            _CLIENTS.popitem(last=False)
+        return client
+
+
 class OpenAIChatModel(ChatModel):
     name = "openai"
 
@@ -79,19 +104,16 @@ class OpenAIChatModel(ChatModel):
         self.model = settings.openai_model
         self.context_window = context_window_for(self.model)
         self._api_key = settings.openai_api_key or "not-needed"
-        self._client = client or OpenAI(
-            base_url=settings.openai_base_url,
-            api_key=self._api_key,
-            timeout=settings.openai_timeout,
-            max_retries=settings.openai_max_retries,
-        )
+        self._own_client = client is not None  # a client passed in is closed by close(); the shared one never
+        self._client = client or shared_client(settings)
         self.base_url = str(self._client.base_url).rstrip("/")
         self.last_usage: dict[str, Any] = {}  # prompt_tokens, completion_tokens, cost_usd
         self.last_finish_reason: str | None = None
         self._usage_option = True  # ask for a final usage chunk, unless the server refuses it
 
     def close(self) -> None:
-        self._client.close()
+        if self._own_client:
+            self._client.close()
 
     def stream(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
         self.last_usage, self.last_finish_reason = {}, None
