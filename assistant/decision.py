@@ -73,7 +73,9 @@ def relevance(feats: dict[str, float], weights: dict[str, float], bias: float) -
 def decide(feats: dict[str, float], missing: list[str], cfg: Any) -> Decision:
     """``cfg`` is ``settings.decision`` (weights, bias, thresholds)."""
     p = relevance(feats, cfg.weights(), cfg.bias)
-    if p < cfg.refuse_below:
+    if p < cfg.refuse_below or (missing and p < cfg.caveat_below):
+        # a caveat says "the sources describe X but none mentions Y"; with the named Y absent and
+        # the match too weak to hold X either, there is nothing the sources describe: refuse
         outcome = "refuse"
     elif missing or p < cfg.caveat_below:
         outcome = "caveat"

@@ -29,3 +29,5 @@ def test_outcomes_follow_the_thresholds_and_missing_names() -> None:
     d = decide({"dense": 3.0}, ["H100"], cfg)
     assert d.outcome == "caveat" and d.missing == ["H100"]
     assert decide({"dense": -3.0}, ["H100"], cfg).outcome == "refuse"
+    # a missing name with a weak match (0.5 < caveat_below): neither the topic nor the thing is held
+    assert decide({"dense": 0.0}, ["H100"], cfg).outcome == "refuse"

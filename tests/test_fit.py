@@ -66,17 +66,18 @@ def test_logistic_separates_and_thresholds_bound_refusals() -> None:
     assert (p_pos < t_ref).mean() <= 0.02
 
 
-def test_thresholds_hold_the_policy_for_every_question_type() -> None:
-    # lookups score high, paraphrases lower: pooled, a 10% caveat bound would hedge most paraphrases
-    lookup = np.linspace(0.6, 1.0, 90)
-    para = np.linspace(0.2, 0.6, 10)
+def test_refusal_threshold_holds_the_policy_for_every_question_type() -> None:
+    # lookups score high, paraphrases lower: pooled, a 1% refusal bound would refuse paraphrases
+    lookup = np.linspace(0.6, 1.0, 80)
+    para = np.linspace(0.05, 0.6, 20)
     p = np.r_[lookup, para]
-    groups = ["lookup"] * 90 + ["paraphrase"] * 10
-    _, pooled = thresholds(p, 0.01, 0.10)
-    _, per_type = thresholds(p, 0.01, 0.10, groups)
-    assert np.mean(para < pooled) > 0.5
-    assert np.mean(para < per_type) <= 0.10
-    assert np.mean(lookup < per_type) <= 0.10
+    groups = ["lookup"] * 80 + ["paraphrase"] * 20
+    pooled_ref, pooled_cav = thresholds(p, 0.05, 0.10)
+    per_type_ref, per_type_cav = thresholds(p, 0.05, 0.10, groups)
+    assert np.mean(para < pooled_ref) > 0.05
+    assert np.mean(para < per_type_ref) <= 0.05
+    assert np.mean(lookup < per_type_ref) <= 0.05
+    assert per_type_cav == pooled_cav  # hedging stays bounded on all answerable questions together
 
 
 def test_settings_defaults_are_the_committed_fits() -> None:
@@ -93,3 +94,17 @@ def test_settings_defaults_are_the_committed_fits() -> None:
     answer = json.loads((fits / "answer.json").read_text(encoding="utf-8"))["chosen"]
     a = AnswerSettings()
     assert {k: getattr(a, k) for k in answer} == pytest.approx(answer)
+
+
+def test_settle_keeps_the_current_constant_unless_the_best_wins_by_more_than_one_se() -> None:
+    from evals.fit import settle
+
+    values = {"a": 0.800, "b": 0.804, "c": 0.95}
+    held = [0.78, 0.82, 0.80, 0.79, 0.81]  # one standard error: 0.0063
+
+    def score(cfg: str, idx: list[int]) -> float:
+        return values[cfg]
+
+    chosen, note = settle(["a", "b"], "a", score, held, 10)
+    assert chosen == "a" and note["best"] == "b"  # a 0.004 gain is within the noise: keep "a"
+    assert settle(["a", "b", "c"], "a", score, held, 10)[0] == "c"  # a clear win moves the constant
