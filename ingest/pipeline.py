@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,10 @@ from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
 from assistant import lexical
 from assistant.store import BATCH, Store, StoredDoc, doc_metadata
+from assistant.text import tokens as terms
+from ingest.catalog import ensure_catalog, same_external_ids, touched, version_candidates
 from ingest.chunking import chunk_text
-from ingest.dedup import find_versions
+from ingest.dedup import find_versions, minhash
 from ingest.loaders import iter_files, load_file
 from ingest.normalize import content_id, make_label, normalize_text
 from ingest.records import Problem, Record
@@ -91,20 +93,15 @@ def ingest_paths(
     started = time.perf_counter()
     report = IngestReport(dry_run=dry_run)
     parsed = _read_files(paths, report)
-    # 2. Compare with what is stored (after sweeping chunks orphaned by an interrupted run, and
-    #    bringing the lexical index in line with the docs collection, the source of truth).
-    stored = store.all_docs()
-    lex = None
-    if not dry_run:
-        sweep_orphans(store, stored)
-        lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
-        lex.reconcile({i: d.text for i, d in stored.items()})  # a kill between a docs write and a flush
+    lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
+    stored, complete = _stored(store, parsed, lex, prune, dry_run)
     changed, to_delete = _compare(stored, parsed, prune)
     new_ids = [i for i in parsed.by_id if i not in stored]
     report.unchanged = len(parsed.by_id) - len(new_ids)
-    new_docs, kept = _plan_new_docs(parsed, new_ids, stored, to_delete, report)
+    new_docs, kept = _plan_new_docs(parsed, new_ids, stored, to_delete, report, _Lookup(store, lex, complete))
     if not dry_run:
-        assert lex is not None
+        if new_docs or changed or to_delete:
+            store.set_flag("ingest", "running")  # a run killed from here on is noticed by the next
         _write_new_docs(new_docs, store, embedder, lex, report, progress)
         upgrade_abstract_vectors(store, embedder, report)
         # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
@@ -112,9 +109,38 @@ def ingest_paths(
         store.delete_docs(to_delete)
         lex.delete(to_delete)
         lex.flush()
-    _count(report, store, stored, to_delete, new_docs, kept)
+        store.set_flag("ingest", "done")
+    _count(report, store, stored, to_delete, new_docs)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _stored(
+    store: Store, parsed: _Parsed, lex: lexical.LexicalIndex, prune: bool, dry_run: bool,
+) -> tuple[dict[str, StoredDoc], bool]:
+    """2. The stored docs this ingest can change, and whether that is every stored doc.
+
+    Only the docs with the records' content ids and those citing the files read are fetched.
+    Everything is read only when needed: ``prune`` (any file may be gone), an index without the
+    catalog (once), a previous run that was interrupted (chunks orphaned by it are swept and the
+    lexical index brought in line with the docs collection, the source of truth), or a data dir
+    whose lexical index does not hold what the store holds.
+    """
+    full = None
+    if not dry_run:
+        full = ensure_catalog(store)
+        if store.flag("ingest") != "done":
+            full = full if full is not None else store.all_docs()
+            sweep_orphans(store, full)
+            lex.reconcile({i: d.text for i, d in full.items()})
+        elif len(lex) != store.call("counting", store.docs.count):
+            full = full if full is not None else store.all_docs()
+            lex.reconcile({i: d.text for i, d in full.items()})
+    if full is None and (prune or not store.has_catalog()):
+        full = store.all_docs()
+    if full is not None:
+        return full, True
+    return touched(store, parsed.by_id, parsed.files), False
 
 
 def _read_files(paths: list[str | Path], report: IngestReport) -> _Parsed:
@@ -158,17 +184,48 @@ def _compare(stored: dict[str, StoredDoc], parsed: _Parsed, prune: bool) -> tupl
     return changed, to_delete
 
 
+@dataclass
+class _Lookup:
+    """Where version detection finds stored candidates and corpus-wide document frequencies."""
+
+    store: Store
+    lex: lexical.LexicalIndex
+    complete: bool  # the stored docs at hand are all of them: no lookups needed
+
+
 def _plan_new_docs(
     parsed: _Parsed, new_ids: list[str], stored: dict[str, StoredDoc], to_delete: list[str], report: IngestReport,
+    lookup: _Lookup,
 ) -> tuple[dict[str, StoredDoc], dict[str, StoredDoc]]:
-    """3a. Build the new docs and link versions; returns them and the stored docs that stay."""
+    """3a. Build the new docs and link versions; returns them and the stored docs looked at that stay."""
     new_docs = {i: _new_doc(i, parsed.by_id[i]) for i in new_ids}
-    kept = {i: d for i, d in stored.items() if i not in to_delete}
-    versions = find_versions({i: d.text for i, d in new_docs.items()}, {i: d.text for i, d in kept.items()})
+    for doc in new_docs.values():
+        doc.metadata.update(minhash(doc.text))  # stored with the doc: later ingests find it as a candidate
+    kept = dict(stored)
+    if not lookup.complete:
+        kept.update(version_candidates(lookup.store, list(new_docs.values())))
+        kept.update(same_external_ids(lookup.store, list(new_docs.values())))
+    gone = set(to_delete)
+    kept = {i: d for i, d in kept.items() if i not in gone}
+    versions = find_versions({i: d.text for i, d in new_docs.items()}, {i: d.text for i, d in kept.items()},
+                             *_doc_freq(lookup.lex, new_docs, kept) if not lookup.complete else ())
     for i, work in versions.items():
         new_docs[i].work_id = kept[work].work_id if work in kept else new_docs[work].work_id
     report.versions = len(versions) + _link_same_ids(new_docs, kept, report)
     return new_docs, kept
+
+
+def _doc_freq(lex: lexical.LexicalIndex, new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc]) -> tuple[Any, int]:
+    """Corpus-wide document frequencies: the lexical index's (the stored docs) plus the new docs'
+    (counted only if version detection asks: it tokenises every new abstract)."""
+    counts: Counter[str] = Counter()
+
+    def doc_freq(term: str) -> int:
+        if not counts and new_docs:
+            counts.update(t for d in new_docs.values() for t in set(terms(d.text)))
+        return lex.doc_freq(term) + counts[term]
+
+    return doc_freq, len(lex) + len(new_docs)
 
 
 def _write_new_docs(
@@ -190,18 +247,21 @@ def _write_new_docs(
 
 def _count(
     report: IngestReport, store: Store, stored: dict[str, StoredDoc], to_delete: list[str],
-    new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc],
+    new_docs: dict[str, StoredDoc],
 ) -> None:
-    """5. The report's figures: a new doc from a file that lost one counts as updated, not added."""
+    """5. The report's figures: a new doc from a file that lost one counts as updated, not added.
+    A dry run's totals read every stored doc (nothing was written to count); a real run's read
+    only the versions (Store.works)."""
     files_replaced = {f for i in to_delete for f in stored[i].files}
     report.updated = min(len(to_delete), sum(1 for d in new_docs.values() if d.files & files_replaced))
     report.added = len(new_docs) - report.updated
     report.removed = len(to_delete) - report.updated
     if report.dry_run:
+        kept = {i: d for i, d in store.all_docs().items() if i not in set(to_delete)}
         works = {d.work_id for d in kept.values()} | {d.work_id for d in new_docs.values()}
         report.totals = {"abstracts": len(kept) + len(new_docs), "works": len(works)}
     else:
-        report.totals = {**store.counts(), "works": len({d.work_id for d in store.all_docs().values()})}
+        report.totals = {**store.counts(), "works": store.works()}
 
 
 def sweep_orphans(store: Store, stored: dict[str, StoredDoc]) -> int:
