@@ -8,26 +8,21 @@ separate docstore file, which a SIGKILL can leave out of step with the vector st
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
-from llama_index.core.vector_stores.utils import node_to_metadata_dict
-
 from assistant import lexical
-from assistant.store import BATCH, Store, StoredDoc, doc_metadata
+from assistant.store import BATCH, Store, StoredDoc
 from assistant.text import tokens as terms
 from ingest.catalog import ensure_catalog, same_external_ids, touched, version_candidates
-from ingest.chunking import chunk_text
 from ingest.dedup import find_versions, minhash
 from ingest.loaders import iter_files, load_file
 from ingest.normalize import content_id, make_label, normalize_text
 from ingest.records import Problem, Record
+from ingest.writer import abstract_vectors, write_new_docs
 
 EMBED_BATCH_DOCS = 64  # docs written per step; a kill loses at most this much work
 # Abstracts buffered before the lexical index writes a delta segment: fewer, larger deltas (a kill
@@ -94,22 +89,25 @@ def ingest_paths(
     report = IngestReport(dry_run=dry_run)
     parsed = _read_files(paths, report)
     lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
-    stored, complete = _stored(store, parsed, lex, prune, dry_run)
+    stored, complete, settled = _stored(store, parsed, lex, prune, dry_run)
     changed, to_delete = _compare(stored, parsed, prune)
     new_ids = [i for i in parsed.by_id if i not in stored]
     report.unchanged = len(parsed.by_id) - len(new_ids)
     new_docs, kept = _plan_new_docs(parsed, new_ids, stored, to_delete, report, _Lookup(store, lex, complete))
     if not dry_run:
-        if new_docs or changed or to_delete:
+        writes = bool(new_docs or changed or to_delete)
+        if writes:
             store.set_flag("ingest", "running")  # a run killed from here on is noticed by the next
-        _write_new_docs(new_docs, store, embedder, lex, report, progress)
+        report.chunks_added += write_new_docs(list(new_docs.values()), store, embedder, lex, report, progress,
+                                              EMBED_BATCH_DOCS, LEXICAL_FLUSH_DOCS)
         upgrade_abstract_vectors(store, embedder, report)
         # 4. Metadata-only changes and removals last: nothing is deleted before its successor exists.
         store.update_doc_metadata(changed)
         store.delete_docs(to_delete)
         lex.delete(to_delete)
         lex.flush()
-        store.set_flag("ingest", "done")
+        if writes or not settled:
+            store.set_flag("ingest", "done")
     _count(report, store, stored, to_delete, new_docs)
     report.seconds = time.perf_counter() - started
     return report
@@ -117,8 +115,9 @@ def ingest_paths(
 
 def _stored(
     store: Store, parsed: _Parsed, lex: lexical.LexicalIndex, prune: bool, dry_run: bool,
-) -> tuple[dict[str, StoredDoc], bool]:
-    """2. The stored docs this ingest can change, and whether that is every stored doc.
+) -> tuple[dict[str, StoredDoc], bool, bool]:
+    """2. The stored docs this ingest can change, whether that is every stored doc, and whether
+    the last ingest finished (its flag says "done").
 
     Only the docs with the records' content ids and those citing the files read are fetched.
     Everything is read only when needed: ``prune`` (any file may be gone), an index without the
@@ -126,10 +125,11 @@ def _stored(
     lexical index brought in line with the docs collection, the source of truth), or a data dir
     whose lexical index does not hold what the store holds.
     """
-    full = None
+    full, settled = None, True
     if not dry_run:
         full = ensure_catalog(store)
-        if store.flag("ingest") != "done":
+        settled = store.flag("ingest") == "done"
+        if not settled:
             full = full if full is not None else store.all_docs()
             sweep_orphans(store, full)
             lex.reconcile({i: d.text for i, d in full.items()})
@@ -139,8 +139,8 @@ def _stored(
     if full is None and (prune or not store.has_catalog()):
         full = store.all_docs()
     if full is not None:
-        return full, True
-    return touched(store, parsed.by_id, parsed.files), False
+        return full, True, settled
+    return touched(store, parsed.by_id, parsed.files), False, settled
 
 
 def _read_files(paths: list[str | Path], report: IngestReport) -> _Parsed:
@@ -228,23 +228,6 @@ def _doc_freq(lex: lexical.LexicalIndex, new_docs: dict[str, StoredDoc], kept: d
     return doc_freq, len(lex) + len(new_docs)
 
 
-def _write_new_docs(
-    new_docs: dict[str, StoredDoc], store: Store, embedder: Any, lex: lexical.LexicalIndex, report: IngestReport,
-    progress: bool,
-) -> None:
-    """3b. Embed and write the new docs in batches (chunks first, doc last), then the lexical index."""
-    bar = _progress(len(new_docs), progress)
-    items = list(new_docs.values())
-    for b in range(0, len(items), EMBED_BATCH_DOCS):
-        batch = items[b : b + EMBED_BATCH_DOCS]
-        report.chunks_added += _write_batch(batch, store, embedder, report)
-        lex.add([d.doc_id for d in batch], [d.text for d in batch])
-        if b // EMBED_BATCH_DOCS % max(1, LEXICAL_FLUSH_DOCS // EMBED_BATCH_DOCS) == 0:
-            lex.flush()
-        bar.update(len(batch))
-    bar.close()
-
-
 def _count(
     report: IngestReport, store: Store, stored: dict[str, StoredDoc], to_delete: list[str],
     new_docs: dict[str, StoredDoc],
@@ -322,13 +305,6 @@ def _new_doc(doc_id: str, records: list[Record]) -> StoredDoc:
                      sources=[f"{r.path}:{r.line}" for r in records], work_id=doc_id, metadata=meta)
 
 
-def _abstract_vectors(docs: list[StoredDoc], embedder: Any, report: IngestReport) -> np.ndarray:
-    t = time.perf_counter()
-    vectors = np.asarray(embedder([d.text for d in docs]), dtype=np.float32)
-    report.embed_seconds += time.perf_counter() - t
-    return vectors
-
-
 def upgrade_abstract_vectors(store: Store, embedder: Any, report: IngestReport) -> None:
     """An index written before abstracts had their own vector (it held the mean of the chunks):
     re-embed every stored abstract once, then mark the collection."""
@@ -338,48 +314,5 @@ def upgrade_abstract_vectors(store: Store, embedder: Any, report: IngestReport) 
     for b in range(0, len(docs), EMBED_BATCH_DOCS):
         batch = docs[b : b + EMBED_BATCH_DOCS]
         store.call("writing abstracts", store.docs.update, ids=[d.doc_id for d in batch],
-                   embeddings=_abstract_vectors(batch, embedder, report))
+                   embeddings=abstract_vectors(batch, embedder, report))
     store.mark_abstract_vectors()
-
-
-def _write_batch(batch: list[StoredDoc], store: Store, embedder: Any, report: IngestReport) -> int:
-    count = getattr(embedder, "count_tokens", lambda t: len(t.split()) * 4 // 3)
-    nodes: list[TextNode] = []
-    owners: list[int] = []
-    for j, doc in enumerate(batch):
-        for ch in chunk_text(doc.text, count):
-            node = TextNode(
-                id_=f"{doc.doc_id}-{ch.index}", text=ch.text, start_char_idx=ch.start, end_char_idx=ch.end,
-                metadata={"label": doc.label, "chunk": ch.index},
-                excluded_embed_metadata_keys=["label", "chunk"], excluded_llm_metadata_keys=["chunk"],
-            )
-            node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=doc.doc_id)
-            nodes.append(node)
-            owners.append(j)
-    t = time.perf_counter()
-    vectors = np.asarray(embedder([n.text for n in nodes]), dtype=np.float32)
-    report.embed_seconds += time.perf_counter() - t
-    store.call("writing chunks", store.chunks.upsert, ids=[n.node_id for n in nodes], embeddings=vectors,
-               documents=[n.text for n in nodes], metadatas=[node_to_metadata_dict(n, remove_text=True, flat_metadata=True) for n in nodes])
-    # A doc's own vector: the whole abstract embedded once (its first 256 word pieces), the
-    # retriever's "abstract" signal (assistant/retrieval.py says why).
-    doc_vectors = _abstract_vectors(batch, embedder, report)
-    owners_arr = np.asarray(owners)
-    for j, doc in enumerate(batch):
-        doc.metadata["n_chunks"] = int((owners_arr == j).sum())
-    store.call("writing abstracts", store.docs.upsert, ids=[d.doc_id for d in batch], embeddings=np.asarray(doc_vectors),
-               documents=[d.text for d in batch], metadatas=[doc_metadata(d) for d in batch])
-    return len(nodes)
-
-
-class _NoBar:
-    def update(self, n: int) -> None: ...
-    def close(self) -> None: ...
-
-
-def _progress(total: int, enabled: bool) -> Any:
-    if not enabled or total == 0:
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="abstract", desc="embedding", file=sys.stderr, disable=not sys.stderr.isatty())
