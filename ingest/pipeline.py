@@ -225,13 +225,18 @@ def _plan_new_docs(
 
 def _doc_freq(lex: lexical.LexicalIndex, new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc]) -> tuple[Any, int]:
     """Corpus-wide document frequencies: the lexical index's (the stored docs) plus the new docs'
-    (counted only if version detection asks: it tokenises every new abstract)."""
-    counts: Counter[str] = Counter()
+    (counted only if version detection asks: it tokenises every new abstract). Memoised per term:
+    the 50k-chunk bench asked 1.1M times for far fewer terms (11 s of 208 under cProfile)."""
+    counts: Counter[str] | None = None
+    memo: dict[str, int] = {}
 
     def doc_freq(term: str) -> int:
-        if not counts and new_docs:
-            counts.update(t for d in new_docs.values() for t in set(terms(d.text)))
-        return lex.doc_freq(term) + counts[term]
+        nonlocal counts
+        if counts is None:
+            counts = Counter(t for d in new_docs.values() for t in set(terms(d.text)))
+        if term not in memo:
+            memo[term] = lex.doc_freq(term) + counts[term]
+        return memo[term]
 
     return doc_freq, len(lex) + len(new_docs)
 
