@@ -17,6 +17,9 @@ from assistant.settings import Settings
 
 BATCH = 2000  # Chroma limits one call's size; page through bigger sets
 ABSTRACT_VECTORS = "whole-abstract-v1"  # what the docs collection's vectors are (see has_abstract_vectors)
+# Every doc's metadata carries ``files`` (the files it came from), ``is_version`` and its MinHash
+# bands, so ingest looks up only what it touches (see has_catalog).
+CATALOG = "files-version-minhash-v1"
 SERVER_TIMEOUT_S = 30.0  # a hung Chroma server: fail with a StoreError instead of waiting forever
 
 
@@ -47,8 +50,11 @@ def doc_from_chroma(doc_id: str, text: str | None, meta: dict[str, Any]) -> Stor
         label=str(meta.get("label", doc_id)),
         sources=json.loads(str(meta.get("sources", "[]"))),
         work_id=str(meta.get("work_id") or doc_id),
-        metadata={k: v for k, v in meta.items() if k not in ("original", "label", "sources", "work_id")},
+        metadata={k: v for k, v in meta.items() if k not in _DERIVED},
     )
+
+
+_DERIVED = ("original", "label", "sources", "work_id", "files", "is_version")  # written by doc_metadata
 
 
 class Store:
@@ -57,7 +63,8 @@ class Store:
         self.fingerprint = fingerprint
         self.client = self._connect()
         meta = {"hnsw:space": "cosine", "embedder": fingerprint}
-        doc_meta = {**meta, "doc_vectors": ABSTRACT_VECTORS}  # a new index: whole-abstract vectors
+        # A new index: whole-abstract vectors, the catalog, and no ingest under way.
+        doc_meta = {**meta, "doc_vectors": ABSTRACT_VECTORS, "catalog": CATALOG, "ingest": "done"}
         try:
             self.docs = self.client.get_or_create_collection(
                 f"{settings.collection_prefix}_docs", embedding_function=None, metadata=doc_meta
@@ -153,10 +160,40 @@ class Store:
         return out
 
     def get_docs(self, ids: list[str]) -> dict[str, StoredDoc]:
-        if not ids:
-            return {}
-        got = self.call("reading abstracts", self.docs.get, ids=list(ids), include=["documents", "metadatas"])
-        return {i: doc_from_chroma(i, d, m or {}) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)}
+        out: dict[str, StoredDoc] = {}
+        ids = list(ids)
+        for b in range(0, len(ids), BATCH):
+            got = self.call("reading abstracts", self.docs.get, ids=ids[b : b + BATCH], include=["documents", "metadatas"])
+            out.update((i, doc_from_chroma(i, d, m or {})) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True))
+        return out
+
+    def docs_where(self, where: dict[str, Any], text: bool = True) -> dict[str, StoredDoc]:
+        """The docs matching a metadata filter, read in pages (``text=False``: metadata only)."""
+        out: dict[str, StoredDoc] = {}
+        include = ["documents", "metadatas"] if text else ["metadatas"]
+        offset = 0
+        while True:
+            got = self.call("reading abstracts", self.docs.get, where=where, include=include, limit=BATCH, offset=offset)
+            docs = got["documents"] if text else [None] * len(got["ids"])
+            out.update((i, doc_from_chroma(i, d, m or {})) for i, d, m in zip(got["ids"], docs, got["metadatas"], strict=True))
+            if len(got["ids"]) < BATCH:
+                return out
+            offset += BATCH
+
+    def works(self) -> int:
+        """How many distinct ``work_id``s the docs hold, reading only the versions: every other
+        doc is the head of its own work."""
+        versions = self.docs_where({"is_version": True}, text=False)
+        work_ids = {d.work_id for d in versions.values()}
+        heads = self.get_ids(sorted(work_ids - set(versions)))  # the works whose first version is stored
+        return self.call("counting", self.docs.count) - len(versions) + len(work_ids) - len(heads)
+
+    def get_ids(self, ids: list[str]) -> set[str]:
+        """Which of ``ids`` the docs collection holds."""
+        out: set[str] = set()
+        for b in range(0, len(ids), BATCH):
+            out.update(self.call("reading abstracts", self.docs.get, ids=ids[b : b + BATCH], include=[])["ids"])
+        return out
 
     def chunk_doc_ids(self) -> set[str]:
         ids: set[str] = set()
@@ -172,8 +209,22 @@ class Store:
         return (self.docs.metadata or {}).get("doc_vectors") == ABSTRACT_VECTORS
 
     def mark_abstract_vectors(self) -> None:
-        meta = {k: v for k, v in (self.docs.metadata or {}).items() if not k.startswith("hnsw:")}
-        self.call("updating the index", self.docs.modify, metadata={**meta, "doc_vectors": ABSTRACT_VECTORS})
+        self.set_flag("doc_vectors", ABSTRACT_VECTORS)
+
+    def has_catalog(self) -> bool:
+        """Whether every doc's metadata has ``files``, ``is_version`` and MinHash bands (indexes
+        built before lack them; the next ingest adds them once)."""
+        return self.flag("catalog") == CATALOG
+
+    def flag(self, key: str) -> Any:
+        """A value kept in the docs collection's metadata (read fresh: another process may write it)."""
+        docs = self.call("reading the index", self.client.get_collection, self.docs.name)
+        return (docs.metadata or {}).get(key)
+
+    def set_flag(self, key: str, value: Any) -> None:
+        docs = self.call("reading the index", self.client.get_collection, self.docs.name)
+        meta = {k: v for k, v in (docs.metadata or {}).items() if not k.startswith("hnsw:")}
+        self.call("updating the index", self.docs.modify, metadata={**meta, key: value})
 
     def counts(self) -> dict[str, int]:
         return {"abstracts": self.call("counting", self.docs.count), "chunks": self.call("counting", self.chunks.count)}
@@ -194,7 +245,8 @@ class Store:
 
 def doc_metadata(doc: StoredDoc) -> dict[str, Any]:
     meta = {k: v for k, v in doc.metadata.items() if isinstance(v, str | int | float | bool)}
-    meta.update(original=doc.original, label=doc.label, sources=json.dumps(doc.sources), work_id=doc.work_id)
+    meta.update(original=doc.original, label=doc.label, sources=json.dumps(doc.sources), work_id=doc.work_id,
+                files=sorted(doc.files) or [""], is_version=doc.work_id != doc.doc_id)
     return meta
 
 

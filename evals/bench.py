@@ -50,7 +50,7 @@ def _ok(flag: bool | None) -> str:
     return "" if flag is None else ("ok" if flag else "MISSED")
 
 
-EMBED_BATCH = 256  # texts per embedder call: ingest/pipeline.py's EMBED_BATCH_DOCS (64) x ~4 chunks per abstract
+EMBED_BATCH = 256  # texts per embedder call (ingest/pipeline.py wrote 64 abstracts x ~4 chunks a batch when this was set)
 
 
 # --- ingest -------------------------------------------------------------------------------------

@@ -3,11 +3,14 @@
     python -m evals.bench_scale --sizes 1000,10000,100000           # chunks; cumulative
     python -m evals.bench_scale --sizes 1000,10000 --work .assistant/bench-scale --json out.json
     python -m evals.bench_scale --idf                                # segmented vs rebuilt BM25
+    python -m evals.bench_scale --sizes 100000 --small 200            # + a 200-abstract ingest at the end
 
 What is synthetic (embedding 1M chunks with MiniLM on 2 cores would take hours):
 - texts: real abstracts (SciFact-2101 corpus + the bundled ones), each copy with every third word
   (from a random offset) replaced by a random word of the pool's vocabulary, so copies are distinct
-  abstracts (no shared 6-word shingle, so ingest's version detection does not link them);
+  abstracts (two copies of one source with the same offset keep 2/3 of its words in place and
+  sometimes share a 6-word shingle around sentence ends: version detection then links some of
+  them, ~12% of the abstracts at 22k, which exercises that path too);
 - vectors: real MiniLM vectors of ``VECTOR_POOL`` real chunks, computed once and cached in the work
   folder, plus Gaussian noise (``NOISE``), picked by a hash of the chunk text (not its meaning):
   the vector distribution (HNSW behaviour, latency) is real, dense relevance is not measured here;
@@ -19,6 +22,8 @@ Per size (chunks, cumulative ingest into one server): ingest chunks/s for that i
 search p50/p95 warm (dense chunk query for 3*40 chunks, max-pooled per abstract + lexical top 40 +
 reciprocal-rank fusion, the shape of assistant/retrieval.py), startup (a fresh process: import,
 open the store and the lexical index, first search), RSS of that process and of the Chroma server.
+``--small N``: then the seconds one ingest of N new abstracts takes into the largest index (the
+everyday case; its cost should follow N, not the index size).
 """
 
 from __future__ import annotations
@@ -174,7 +179,7 @@ def rss_mib(pid: int) -> float:
     return int(status.split("VmRSS:")[1].split()[0]) / 1024
 
 
-def run_sizes(sizes: list[int], work: Path) -> list[dict[str, Any]]:
+def run_sizes(sizes: list[int], work: Path, small: int = 0) -> list[dict[str, Any]]:
     from assistant.settings import Settings
     from assistant.store import Store
     from evals.chroma_server import ChromaServer
@@ -204,6 +209,11 @@ def run_sizes(sizes: list[int], work: Path) -> list[dict[str, Any]]:
             row["server_rss_mib"] = rss_mib(server.proc.pid) if server.proc else 0.0
             print(json.dumps(row), file=sys.stderr, flush=True)
             results.append(row)
+        if small and results:
+            path = write_increment(work, texts, vocab, docs + 10_000_000, small)  # ids apart from the sizes'
+            report = ingest_paths([path], store, embedder, progress=False)
+            results[-1].update(small_added=report.added, small_ingest_s=report.seconds)
+            print(json.dumps({"small_added": report.added, "small_ingest_s": report.seconds}), file=sys.stderr, flush=True)
     finally:
         server.stop()
     return results
@@ -259,12 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path(".assistant") / "bench-scale", help="working folder (kept)")
     ap.add_argument("--json", type=Path, help="also write the rows here")
     ap.add_argument("--idf", action="store_true", help="measure segmented vs rebuilt BM25 (nDCG@10, SciFact)")
+    ap.add_argument("--small", type=int, default=0, help="then time one ingest of this many new abstracts")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.idf:
         print(json.dumps(idf_drift(args.work), indent=2))
         return 0
-    rows = run_sizes([int(s) for s in args.sizes.split(",")], args.work)
+    rows = run_sizes([int(s) for s in args.sizes.split(",")], args.work, args.small)
     print_table(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")

@@ -153,3 +153,29 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     report = ingest_paths([tmp_path / "c"], a.store, a.embedder, dry_run=True, progress=False)
     assert (report.added, report.versions) == (5, 1) and report.totals == {"abstracts": 5, "works": 4}
     assert a.store.counts() == {"abstracts": 0, "chunks": 0}
+
+
+def test_an_index_without_the_catalog_gets_it_once(tmp_path: Path) -> None:
+    """An index written before the catalog (no ``files``/``is_version``/MinHash metadata): the
+    next ingest adds it to every doc, then finds a new version of a stored abstract through it."""
+    v1, v2 = seed("Nature is infinitely|To overcome this limitation"), seed("Nature is infinitely|FiTv2")
+    (tmp_path / "v1.txt").write_text(v1 + "\n\n" + distinct_seeds(1, start=30)[0] + "\n")
+    (tmp_path / "v2.txt").write_text(v2 + "\n")
+    a = fake_assistant(tmp_path / "data")
+    a.ingest([tmp_path / "v1.txt"])
+    docs = a.store.docs
+    got = docs.get(include=["embeddings", "documents", "metadatas"])
+    old = [{k: v for k, v in m.items() if k not in ("files", "is_version") and not k.startswith("mh")} for m in got["metadatas"]]
+    docs.delete(ids=got["ids"])
+    docs.add(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=old)
+    meta = {k: v for k, v in (docs.metadata or {}).items() if not k.startswith("hnsw:") and k != "catalog"}
+    docs.modify(metadata=meta)
+    assert not a.store.has_catalog()
+
+    report = a.ingest([tmp_path / "v2.txt"])
+    assert (report.added, report.versions, report.totals["works"]) == (1, 1, 2)
+    assert a.store.has_catalog()
+    metas = a.store.docs.get(include=["metadatas"])["metadatas"]
+    assert all(m.get("files") and "is_version" in m and "mh00" in m for m in metas)
+    assert a.ingest([tmp_path / "v1.txt", tmp_path / "v2.txt"]).unchanged == 3
+    integrity(a.store)

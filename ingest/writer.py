@@ -1,0 +1,111 @@
+"""Writing new abstracts: chunk, embed, then Chroma (chunks first, the doc record last) and the
+lexical index, batch by batch.
+
+The Chroma writes of one batch run in a background thread while the next batch is chunked and
+embedded: the server works (another process) while this one does. At most one batch is in
+flight, its chunks still written before its doc record, so a kill leaves what it left before
+(orphan chunks at most, swept by the next ingest). Measured with ``python -m evals.bench_scale``
+(the commit that added it gives the figures).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.vector_stores.utils import node_to_metadata_dict
+
+from assistant import lexical
+from assistant.store import Store, StoredDoc, doc_metadata
+from ingest.chunking import chunk_text
+
+
+@dataclass
+class _Batch:
+    docs: list[StoredDoc]
+    nodes: list[TextNode]
+    vectors: np.ndarray
+    doc_vectors: np.ndarray
+
+
+def write_new_docs(
+    docs: list[StoredDoc], store: Store, embedder: Any, lex: lexical.LexicalIndex, report: Any, progress: bool,
+    batch_docs: int, flush_docs: int,
+) -> int:
+    """Embed and write ``docs`` in batches of ``batch_docs``; the lexical index writes a delta
+    every ``flush_docs`` or so (after the Chroma writes it covers). Returns the chunks written."""
+    bar = _progress(len(docs), progress)
+    chunks = 0
+    pending: Future[None] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer") as writer:
+        for n, b in enumerate(range(0, len(docs), batch_docs)):
+            batch = _prepare(docs[b : b + batch_docs], embedder, report)  # while the previous batch is written
+            chunks += len(batch.nodes)
+            if pending is not None:
+                pending.result()  # raises the writer's StoreError here
+            pending = writer.submit(_store, batch, store)
+            lex.add([d.doc_id for d in batch.docs], [d.text for d in batch.docs])
+            if n % max(1, flush_docs // batch_docs) == 0:
+                pending.result()
+                lex.flush()
+            bar.update(len(batch.docs))
+        if pending is not None:
+            pending.result()
+    bar.close()
+    return chunks
+
+
+def abstract_vectors(docs: list[StoredDoc], embedder: Any, report: Any) -> np.ndarray:
+    t = time.perf_counter()
+    vectors = np.asarray(embedder([d.text for d in docs]), dtype=np.float32)
+    report.embed_seconds += time.perf_counter() - t
+    return vectors
+
+
+def _prepare(docs: list[StoredDoc], embedder: Any, report: Any) -> _Batch:
+    count = getattr(embedder, "count_tokens", lambda t: len(t.split()) * 4 // 3)
+    nodes: list[TextNode] = []
+    for doc in docs:
+        doc_chunks = chunk_text(doc.text, count)
+        for ch in doc_chunks:
+            node = TextNode(
+                id_=f"{doc.doc_id}-{ch.index}", text=ch.text, start_char_idx=ch.start, end_char_idx=ch.end,
+                metadata={"label": doc.label, "chunk": ch.index},
+                excluded_embed_metadata_keys=["label", "chunk"], excluded_llm_metadata_keys=["chunk"],
+            )
+            node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=doc.doc_id)
+            nodes.append(node)
+        doc.metadata["n_chunks"] = len(doc_chunks)
+    t = time.perf_counter()
+    vectors = np.asarray(embedder([n.text for n in nodes]), dtype=np.float32)
+    report.embed_seconds += time.perf_counter() - t
+    # A doc's own vector: the whole abstract embedded once (its first 256 word pieces), the
+    # retriever's "abstract" signal (assistant/retrieval.py says why).
+    return _Batch(docs, nodes, vectors, abstract_vectors(docs, embedder, report))
+
+
+def _store(batch: _Batch, store: Store) -> None:
+    nodes = batch.nodes
+    store.call("writing chunks", store.chunks.upsert, ids=[n.node_id for n in nodes], embeddings=batch.vectors,
+               documents=[n.text for n in nodes],
+               metadatas=[node_to_metadata_dict(n, remove_text=True, flat_metadata=True) for n in nodes])
+    store.call("writing abstracts", store.docs.upsert, ids=[d.doc_id for d in batch.docs], embeddings=batch.doc_vectors,
+               documents=[d.text for d in batch.docs], metadatas=[doc_metadata(d) for d in batch.docs])
+
+
+class _NoBar:
+    def update(self, n: int) -> None: ...
+    def close(self) -> None: ...
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    if not enabled or total == 0:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="abstract", desc="embedding", file=sys.stderr, disable=not sys.stderr.isatty())
