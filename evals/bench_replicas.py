@@ -14,9 +14,11 @@ whether one of them is a new abstract, errors, and whether every returned id exi
 After ``--before`` seconds a third process ingests ``--new`` new abstracts through
 ``ingest.pipeline.ingest_paths``; the replicas go on for ``--after`` seconds after it ends.
 
-Reported per replica: freshness lag (ingest end -> end of the first marker query that returned a
-new abstract; negative: seen while the ingest ran), latency p50/p95 before / during / after the
-ingest and the slowest query during it and the first after it, errors, dangling ids, RSS.
+Reported per replica: freshness lag (from the ingest's last lexical flush, the manifest's mtime,
+to the end of the query that reloaded the index and of the first marker query that returned a new
+abstract; also from the ingest process's end: negative when seen before it returned), the
+reloading query's latency, latency p50/p95/max before / during / after the ingest, errors, dangling
+ids (returned ids the store does not hold), RSS when ready and at the end.
 
 What is synthetic (as in ``evals.bench_scale``): the texts (real abstracts with every third word
 replaced), the chunk vectors (real MiniLM vectors of real chunks + noise, picked by a hash of the
@@ -39,12 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from evals.bench_scale import SCIFACT, PoolEmbedder, _WORD, perturb, rss_mib, source_texts
+from evals.bench_scale import _WORD, SCIFACT, PoolEmbedder, perturb, rss_mib, source_texts
 from evals.metrics import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 FINGERPRINT = "onnx:all-MiniLM-L6-v2-int8"  # the one bench_scale built the store with
 K = 10  # hits per search (the CLI's default)
+MARKER_EVERY = 4  # every 4th query is the marker query: bounds the lag's resolution to ~4 queries
 PAUSE_S = 0.05  # between a replica's queries: leaves CPU to the ingest on a 2-core box; bounds the lag's resolution
 NEW_IDS_FROM = 30_000_000  # synthetic ids apart from bench_scale's sizes (0..) and --small (10M..)
 
@@ -81,14 +84,14 @@ def replica(work: Path, port: int, marker: str, n_queries: int, out: Path, stop:
     settings = settings_for(work, port)
     store = Store(settings, FINGERPRINT)
     retriever = HybridRetriever(settings, store, QueryEmbedder(work, claims))
-    queries = [*claims[:n_queries], marker]
-    retriever.retrieve(queries[0], K)  # open the index before "ready" (startup is bench_scale's figure)
+    claims = claims[:n_queries]
+    retriever.retrieve(claims[0], K)  # open the index before "ready" (startup is bench_scale's figure)
     with open(out, "w", encoding="utf-8") as log:
-        log.write(json.dumps({"ready": time.time(), "rss_mib": rss_mib(os.getpid())}) + "\n")
+        log.write(json.dumps({"ready": time.time(), "rss_mib": rss_mib(os.getpid()), "lex": len(retriever._current())}) + "\n")
         log.flush()
         i = 0
         while not stop.exists():
-            q = queries[i % len(queries)]
+            q = marker if i % MARKER_EVERY == MARKER_EVERY - 1 else claims[i % len(claims)]
             row: dict[str, Any] = {"t": time.time(), "marker": q == marker}
             t0 = time.perf_counter()
             try:
@@ -101,6 +104,7 @@ def replica(work: Path, port: int, marker: str, n_queries: int, out: Path, stop:
                 row["ms"] = (time.perf_counter() - t0) * 1000
                 row["error"] = f"{type(exc).__name__}: {exc}"[:300]
             row["end"] = time.time()
+            row["lex"] = len(retriever._lex or ())  # abstracts in the replica's view of the lexical index (no refresh)
             row["rss_mib"] = rss_mib(os.getpid())
             log.write(json.dumps(row) + "\n")
             log.flush()
@@ -112,6 +116,7 @@ def ingester(work: Path, port: int, marker: str, n_new: int) -> None:
     """Ingest ``n_new`` new synthetic abstracts, each with the marker word; print start/end times."""
     import random
 
+    from assistant.lexical import MANIFEST, index_path
     from assistant.store import Store
     from ingest.pipeline import ingest_paths
 
@@ -127,7 +132,10 @@ def ingester(work: Path, port: int, marker: str, n_new: int) -> None:
     start = time.time()
     report = ingest_paths([path], store, PoolEmbedder(pool), progress=False)
     end = time.time()
-    print(json.dumps({"start": start, "end": end, "added": report.added, "docs": store.docs.count()}), flush=True)
+    settings = settings_for(work, port)
+    flushed = os.stat(index_path(settings.data_dir, settings.collection_prefix) / MANIFEST).st_mtime  # its last flush
+    print(json.dumps({"start": start, "end": end, "added": report.added, "docs": store.docs.count(),
+                      "flushed": flushed}), flush=True)
 
 
 def _lat(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -145,13 +153,17 @@ def summarize(rows: list[dict[str, Any]], ing: dict[str, float]) -> dict[str, An
     after = [r for r in rows if r["t"] > ing["end"]]
     seen = [r for r in rows if r["marker"] and r.get("new")]
     first = seen[0] if seen else None
+    grown = [r for r in rows if r.get("lex", 0) > ready["lex"]]
+    refresh = grown[0] if grown else None  # the query that reloaded the index with the new abstracts
     return {
         "queries": len(rows), "errors": sum("error" in r for r in rows),
         "errors_during": sum("error" in r for r in during),
         "error_samples": sorted({r["error"] for r in rows if "error" in r})[:3],
         "dangling_ids": sum(r.get("dangling", 0) for r in rows),
-        "lag_s": round(first["end"] - ing["end"], 2) if first else None,
-        "seen_new_during_ingest": bool(first and first["end"] <= ing["end"]),
+        "refresh_after_flush_s": round(refresh["end"] - ing["flushed"], 2) if refresh else None,
+        "refresh_query_ms": round(refresh["ms"], 1) if refresh else None,
+        "marker_seen_after_flush_s": round(first["end"] - ing["flushed"], 2) if first else None,
+        "marker_seen_after_ingest_end_s": round(first["end"] - ing["end"], 2) if first else None,
         "marker_hits_at_end": next((r.get("new", 0) for r in reversed(rows) if r["marker"]), 0),  # of K
         "before": _lat(before), "during": _lat(during), "after": _lat(after[1:]),
         "first_during_ms": round(during[0]["ms"], 1) if during else None,
@@ -207,7 +219,8 @@ def run(work: Path, n_new: int, n_queries: int, before: float, after: float) -> 
                 proc.kill()
         server.stop()
     replicas = [summarize([json.loads(line) for line in log.read_text().splitlines()], ingest) for log in logs]
-    return {"marker": marker, "ingest": {**ingest, "seconds": round(ingest["end"] - ingest["start"], 2)},
+    return {"marker": marker, "ingest": {**ingest, "seconds": round(ingest["end"] - ingest["start"], 2),
+                                 "flush_before_end_s": round(ingest["end"] - ingest["flushed"], 2)},
             "server_rss_mib": {k: round(v) for k, v in server_rss.items()}, "replicas": replicas}
 
 
