@@ -96,6 +96,7 @@ class HybridRetriever:
         self.embedder = embedder
         self._lock = threading.Lock()
         self._count = -1
+        self._synced = False  # the lexical index holds what the store held at the last check
         self._lex: LexicalIndex | None = None
         self._all: dict[str, StoredDoc] | None = None
         self._cache: OrderedDict[str, StoredDoc] = OrderedDict()
@@ -110,13 +111,18 @@ class HybridRetriever:
             count = self.store.call("counting", self.store.docs.count)  # another process may have ingested
             if self._lex is None:
                 self._lex = lexical.open_for(self.settings.data_dir, self.settings.collection_prefix)
-            self._lex.refresh()  # one stat when no other process flushed
-            if count != self._count:
+            refreshed = self._lex.refresh()  # one stat when no other process flushed
+            if count != self._count or refreshed:
                 self._cache.clear()
                 self._all, self._idf = None, None
-                if len(self._lex) != count:  # a Chroma server seen from a data dir without its index
-                    self._lex.reconcile({i: d.text for i, d in self.store.all_docs().items()})
-                self._count = count
+                self._count, self._synced = count, len(self._lex) == count
+            # Behind the store: a Chroma server seen from a data dir without its index. Not while an
+            # ingest runs (its flush brings the index in line; a killed one leaves the flag for the
+            # next ingest to finish): reconciling then read every abstract per 256-doc batch, 22 s
+            # for one query at 22k abstracts (evals/bench_replicas.py).
+            if not self._synced and self.store.flag("ingest") != "running":
+                self._lex.reconcile({i: d.text for i, d in self.store.all_docs().items()})
+                self._synced = True
             return self._lex
 
     def docs(self) -> dict[str, StoredDoc]:

@@ -78,3 +78,27 @@ def test_two_replicas_pick_up_an_abstract_ingested_by_a_third(chroma_server: Chr
         for r in replicas:
             if r.poll() is None:
                 r.kill()
+
+
+def test_a_replica_leaves_the_index_to_a_running_ingest_and_reconciles_after(chroma_server: ChromaServer, tmp_path: Path) -> None:  # noqa: F811
+    """A replica whose lexical index is behind the store (here: a data dir without its index)
+    does not rebuild it while the store says an ingest is running (that ingest's flush brings it
+    in line; reconciling per batch read every abstract), and does once the ingest is done."""
+    from assistant import lexical
+    from assistant.retrieval import HybridRetriever
+
+    writer = Settings(data_dir=tmp_path / "writer", chroma_host="127.0.0.1", chroma_port=chroma_server.port)
+    write_corpus(tmp_path / "first", distinct_seeds(12, start=200), per_file=6)
+    store = Store(writer, "onnx:all-MiniLM-L6-v2-int8")
+    assert ingest_paths([tmp_path / "first"], store, FakeEmbedder(), progress=False).added == 12
+
+    reader = writer.model_copy(update={"data_dir": tmp_path / "reader"})
+    retriever = HybridRetriever(reader, Store(reader, "onnx:all-MiniLM-L6-v2-int8"), FakeEmbedder())
+    query = " ".join(store.all_docs()[sorted(store.all_docs())[0]].text.split()[:12])
+    store.set_flag("ingest", "running")
+    hits = retriever.retrieve(query, 5)
+    assert len(hits) == 5  # the dense signals still answer
+    assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 0
+    store.set_flag("ingest", "done")
+    assert len(retriever.retrieve(query, 5)) == 5
+    assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 12
