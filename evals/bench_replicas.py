@@ -1,7 +1,7 @@
 """Two app replicas on one ``chroma run`` server while a third process ingests (``python -m evals.bench_replicas``).
 
-    python -m evals.bench_scale --sizes 100000 --work /tmp/s                 # build the index once
-    cp -a /tmp/s /tmp/rep100k && python -m evals.bench_replicas --work /tmp/rep100k --new 200
+    python -m evals.bench_scale --sizes 100000 --work .assistant/bench-scale  # build the index once
+    cp -a .assistant/bench-scale .assistant/rep100k && python -m evals.bench_replicas --work .assistant/rep100k --new 200
 
 The work folder is one ``evals.bench_scale`` left (``chroma/`` the server's data, ``app/`` the data
 dir with the persisted lexical index, ``vectors.npz`` the cached vectors); the run writes into it
