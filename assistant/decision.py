@@ -70,15 +70,16 @@ def relevance(feats: dict[str, float], weights: dict[str, float], bias: float) -
     return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
+def outcome(p: float, missing: bool, refuse_below: float, caveat_below: float) -> str:
+    """The rule, in one place for the product and the fitting code (evals/fit.py)."""
+    if p < refuse_below or (missing and p < caveat_below):
+        # a caveat says "the sources describe X but none mentions Y"; with the named Y absent and
+        # the match too weak to hold X either, there is nothing the sources describe: refuse
+        return "refuse"
+    return "caveat" if missing or p < caveat_below else "answer"
+
+
 def decide(feats: dict[str, float], missing: list[str], cfg: Any) -> Decision:
     """``cfg`` is ``settings.decision`` (weights, bias, thresholds)."""
     p = relevance(feats, cfg.weights(), cfg.bias)
-    if p < cfg.refuse_below or (missing and p < cfg.caveat_below):
-        # a caveat says "the sources describe X but none mentions Y"; with the named Y absent and
-        # the match too weak to hold X either, there is nothing the sources describe: refuse
-        outcome = "refuse"
-    elif missing or p < cfg.caveat_below:
-        outcome = "caveat"
-    else:
-        outcome = "answer"
-    return Decision(outcome, p, missing, feats)
+    return Decision(outcome(p, bool(missing), cfg.refuse_below, cfg.caveat_below), p, missing, feats)

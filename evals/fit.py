@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import random
 import statistics
 import sys
@@ -30,6 +29,18 @@ from typing import Any
 
 import numpy as np
 
+from evals.cv import (
+    SEED,
+    by_set_mean,
+    cv,
+    fold_table,
+    folds,
+    group_means,
+    logistic,
+    settle,
+    spread,
+    thresholds,
+)
 from evals.data import (
     DEV_PATH,
     GENERATED_PATH,
@@ -40,7 +51,6 @@ from evals.data import (
 from evals.metrics import key_point_coverage, ndcg_at_k, recall_at_k
 
 FITS_DIR = Path(__file__).resolve().parent / "fits"
-SEED = 13
 NAIVE = {"method": "rrf", "weights": {"bm25": 1.0, "abstract": 1.0}}  # BM25 + one vector per abstract, RRF k=60
 
 
@@ -68,50 +78,6 @@ def tuning_questions(assistant: Any, sets: list[str], limit: int | None = None) 
     return out
 
 
-def folds(items: list[Any], k: int) -> list[list[int]]:
-    """Indices split into k folds, stratified by tuning set, seeded."""
-    by_set: dict[str, list[int]] = {}
-    for i, q in enumerate(items):
-        by_set.setdefault(q.raw.get("_set", ""), []).append(i)
-    out: list[list[int]] = [[] for _ in range(k)]
-    rng = random.Random(SEED)
-    for idx in by_set.values():
-        rng.shuffle(idx)
-        for j, i in enumerate(idx):
-            out[j % k].append(i)
-    return out
-
-
-def cv(items: list[Any], configs: list[Any], score: Any, k: int) -> tuple[list[float], list[Any]]:
-    """For each fold: the config with the best score on the other folds, and its held-out score.
-    ``score(config, indices) -> float``."""
-    held, chosen = [], []
-    parts = folds(items, k)
-    for f in range(k):
-        train = [i for g, p in enumerate(parts) if g != f for i in p]
-        best = max(configs, key=lambda c: score(c, train))
-        chosen.append(best)
-        held.append(score(best, parts[f]))
-    return held, chosen
-
-
-def settle(configs: list[Any], current: Any, score: Any, held: list[float], n: int) -> tuple[Any, dict[str, Any]]:
-    """The refit's choice: the best config on all tuning data, unless the current setting scores
-    within one standard error (of the held-out fold scores) of it. A flat objective should not
-    move a constant back and forth between refits (the one-standard-error rule, Breiman et al.
-    1984, with "keep what is there" as the tie-break)."""
-    everything = list(range(n))
-    best = max(configs, key=lambda c: score(c, everything))
-    se = statistics.pstdev(held) / math.sqrt(len(held))
-    gap = score(best, everything) - score(current, everything)
-    note = {"best": best, "current": current, "gap": round(gap, 4), "one_se": round(se, 4)}
-    return (current if gap <= se else best), note
-
-
-def spread(values: list[float]) -> dict[str, float]:
-    return {"mean": round(statistics.fmean(values), 4), "sd": round(statistics.pstdev(values), 4)}
-
-
 def write_fit(part: str, payload: dict[str, Any], out_dir: Path = FITS_DIR) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{part}.json"
@@ -128,23 +94,6 @@ def open_assistant(data_dir: str | None) -> Any:
     if not a.retriever.docs():
         a.ingest()
     return a
-
-
-def group_means(items: list[Any], idx: list[int], value: Any) -> dict[str, float]:
-    groups: dict[str, list[float]] = {}
-    for i in idx:
-        v = value(i)
-        groups.setdefault(items[i].raw.get("_set", ""), []).append(v)
-        groups.setdefault("type:" + items[i].type, []).append(v)
-    return {g: statistics.fmean(v) for g, v in groups.items()}
-
-
-def by_set_mean(items: list[Any], idx: list[int], value: Any) -> float:
-    """Mean of ``value(i)`` per group, then the mean of the groups: each tuning set and each
-    question type weighs the same, so a config cannot win by serving the largest group at the
-    cost of a small one."""
-    groups = group_means(items, idx, value)
-    return statistics.fmean(groups.values()) if groups else 0.0
 
 
 # --- retrieval -----------------------------------------------------------------------------------
@@ -216,22 +165,11 @@ def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | No
     configs = retrieval_configs()
     held, chosen = cv(items, configs, score, k)
     parts = folds(items, k)
-    types = sorted({q.type for q in items})
     report: dict[str, Any] = {"questions": {s: sum(1 for q in items if q.raw["_set"] == s) for s in sets}, "folds": k}
     for name, pick in (("fitted", lambda f: chosen[f]), ("naive_baseline", lambda f: NAIVE),
                        ("bm25_only", lambda f: {"method": "dist", "weights": {"bm25": 1.0}}),
                        ("dense_only", lambda f: {"method": "dist", "weights": {"chunk": 0.5, "abstract": 0.5}})):
-        rows = {}
-        for s in sets + [f"type:{t}" for t in types] + ["all"]:
-            for m, j in (("ndcg@10", 0), ("recall@5", 1)):
-                vals = []
-                for f in range(k):
-                    idx = [i for i in parts[f] if s in ("all", items[i].raw["_set"], f"type:{items[i].type}")]
-                    if idx:
-                        vals.append(statistics.fmean(metrics(pick(f), i)[j] for i in idx))
-                if vals:
-                    rows[f"{s}.{m}"] = spread(vals)
-        report[name] = rows
+        report[name] = fold_table(items, parts, sets, lambda f, i, pick=pick: metrics(pick(f), i))
     r = assistant.settings.retrieval
     current = {"method": r.fusion, "weights": {s: getattr(r, f"weight_{s}") for s in ("chunk", "abstract", "bm25")}}
     # the noise of the objective's own scale (a held-out fold below the baseline scores < -1)
@@ -265,41 +203,10 @@ def decision_rows(assistant: Any, sets: list[str], limit: int | None = None) -> 
     return items, np.asarray(feats, dtype=np.float64), np.asarray(labels, dtype=np.float64), kinds, missing
 
 
-def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> tuple[np.ndarray, float]:
-    """L2-regularised logistic regression by Newton's method: weights and bias."""
-    xb = np.hstack([x, np.ones((len(x), 1))])
-    w = np.zeros(xb.shape[1])
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-np.clip(xb @ w, -50, 50)))
-        grad = xb.T @ (p - y) + l2 * np.r_[w[:-1], 0.0]
-        hess = xb.T @ (xb * (p * (1 - p))[:, None]) + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hess, grad)
-    return w[:-1], float(w[-1])
-
-
-def thresholds(p_pos: np.ndarray, refuse_rate: float, caveat_rate: float,
-               groups: list[str] | None = None) -> tuple[float, float]:
-    """Refuse below the ``refuse_rate`` quantile of the answerable questions' relevance, caveat
-    below the ``caveat_rate`` quantile: the share of plainly answerable questions refused (the
-    worst outcome) or hedged is bounded by policy, the rest is learned. With ``groups`` (each
-    question's type) the refusal bound holds for every kind of question, not only on average: a
-    reworded question shares fewer words with its abstract, so its relevance runs lower. The
-    caveat bound stays pooled: lowering it per type would answer more questions whose abstract is
-    missing without a caveat (a confident wrong citation, the other worst outcome), while a
-    refusal moved down to a caveat costs nothing there (measured: evals/fits/decision.json)."""
-    t_cav = float(np.quantile(p_pos, caveat_rate))
-    if not groups:
-        return float(np.quantile(p_pos, refuse_rate)), t_cav
-    by: dict[str, list[float]] = {}
-    for p, g in zip(p_pos, groups, strict=True):
-        by.setdefault(g, []).append(float(p))
-    return min(float(np.quantile(v, refuse_rate)) for v in by.values()), t_cav
-
-
 def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float) -> list[str]:
-    """As ``assistant.decision.decide``."""
-    return ["refuse" if pi < t_ref or (m and pi < t_cav) else "caveat" if (m or pi < t_cav) else "answer"
-            for pi, m in zip(p, missing, strict=True)]
+    from assistant.decision import outcome
+
+    return [outcome(float(pi), m, t_ref, t_cav) for pi, m in zip(p, missing, strict=True)]
 
 
 def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, caveat_rate: float,

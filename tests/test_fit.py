@@ -1,4 +1,4 @@
-"""The fitting code: k-fold cross-validation, the logistic fit, and the locked test split's guard."""
+"""The fitting code (evals/fit.py, evals/cv.py): k-fold cross-validation, the logistic fit, and the locked test split's guard."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from evals.cv import cv, folds, logistic, settle, thresholds
 from evals.data import LOCKED_PATH, LockedSplitError, Question, load_for_tuning
-from evals.fit import cv, folds, logistic, thresholds
 
 
 def test_tuning_code_cannot_read_the_locked_split(tmp_path: Path) -> None:
@@ -97,8 +97,6 @@ def test_settings_defaults_are_the_committed_fits() -> None:
 
 
 def test_settle_keeps_the_current_constant_unless_the_best_wins_by_more_than_one_se() -> None:
-    from evals.fit import settle
-
     values = {"a": 0.800, "b": 0.804, "c": 0.95}
     held = [0.78, 0.82, 0.80, 0.79, 0.81]  # one standard error: 0.0063
 
