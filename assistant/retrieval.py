@@ -118,9 +118,9 @@ class HybridRetriever:
                 self._count, self._synced = count, len(self._lex) == count
             # Behind the store: a Chroma server seen from a data dir without its index. Not while an
             # ingest runs (its flush brings the index in line; a killed one leaves the flag for the
-            # next ingest to finish): reconciling then read every abstract per 256-doc batch, 22 s
-            # for one query at 22k abstracts (evals/bench_replicas.py).
-            if not self._synced and self.store.flag("ingest") != "running":
+            # next ingest to finish, or a replica once its heartbeat is stale): reconciling then read
+            # every abstract per 256-doc batch, 22 s for one query at 22k abstracts (evals/bench_replicas.py).
+            if not self._synced and not self.store.ingest_running():
                 self._lex.reconcile({i: d.text for i, d in self.store.all_docs().items()})
                 self._synced = True
             return self._lex

@@ -62,6 +62,10 @@ class StoreSection(BaseModel):
 
     batch: int = 2000  # Chroma limits one call's size; page through bigger sets (below chromadb's max batch)
     server_timeout_s: float = 30.0  # a hung Chroma server fails with a StoreError instead of waiting forever (sanity bound)
+    # An ingest renews its heartbeat every batch of 256 abstracts (~30-70 s on 2 loaded cores with
+    # MiniLM); a "running" flag older than this is a killed ingest, and replicas stop waiting for it
+    # and rebuild their lexical index (sanity bound: ~10x the slowest batch).
+    ingest_stale_after_s: float = 600.0
 
 
 class PromptsSection(BaseModel):

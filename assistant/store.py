@@ -9,6 +9,7 @@ so an interrupted ingest leaves at most orphan chunks, which the next ingest swe
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -221,10 +222,23 @@ class Store:
         docs = self.call("reading the index", self.client.get_collection, self.docs.name)
         return (docs.metadata or {}).get(key)
 
-    def set_flag(self, key: str, value: Any) -> None:
+    def set_flag(self, key: str, value: Any, **more: Any) -> None:
         docs = self.call("reading the index", self.client.get_collection, self.docs.name)
         meta = {k: v for k, v in (docs.metadata or {}).items() if not k.startswith("hnsw:")}
-        self.call("updating the index", self.docs.modify, metadata={**meta, key: value})
+        self.call("updating the index", self.docs.modify, metadata={**meta, key: value, **more})
+
+    def mark_ingest(self, state: str) -> None:
+        """The ingest flag: "running" (renewed with a heartbeat time each batch) or "done"."""
+        self.set_flag("ingest", state, ingest_beat=time.time())
+
+    def ingest_running(self) -> bool:
+        """Whether an ingest is writing now: the flag says "running" and its heartbeat is fresh
+        (a killed ingest leaves "running" behind; after ``ingest_stale_after_s`` it counts as dead)."""
+        docs = self.call("reading the index", self.client.get_collection, self.docs.name)
+        meta = docs.metadata or {}
+        if meta.get("ingest") != "running":
+            return False
+        return time.time() - float(meta.get("ingest_beat") or 0.0) < self.settings.store.ingest_stale_after_s
 
     def counts(self) -> dict[str, int]:
         return {"abstracts": self.call("counting", self.docs.count), "chunks": self.call("counting", self.chunks.count)}

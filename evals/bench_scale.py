@@ -4,6 +4,7 @@
     python -m evals.bench_scale --sizes 1000,10000 --work .assistant/bench-scale --json out.json
     python -m evals.bench_scale --idf                                # segmented vs rebuilt BM25
     python -m evals.bench_scale --sizes 100000 --small 200            # + a 200-abstract ingest at the end
+    python -m evals.bench_scale --sizes 100000,1000000 --work W --resume  # grow an earlier run's index
 
 What is synthetic (embedding 1M chunks with MiniLM on 2 cores would take hours):
 - texts: real abstracts (SciFact-2101 corpus + the bundled ones), each copy with every third word
@@ -108,14 +109,20 @@ class PoolEmbedder:
         return out
 
 
-def write_increment(work: Path, texts: list[str], vocab: list[str], first: int, n_docs: int) -> Path:
-    path = work / "corpus" / f"part-{first:08d}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        for j in range(first, first + n_docs):
-            rng = random.Random(j)
-            f.write(json.dumps({"id": f"synth-{j}", "text": perturb(texts[j % len(texts)], rng, vocab)}) + "\n")
-    return path
+FILE_DOCS = 50_000  # abstracts per increment file (~90 MB): under the loader's 200 MiB file limit
+
+
+def write_increment(work: Path, texts: list[str], vocab: list[str], first: int, n_docs: int) -> list[Path]:
+    paths = []
+    for start in range(first, first + n_docs, FILE_DOCS):
+        path = work / "corpus" / f"part-{start:08d}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            for j in range(start, min(start + FILE_DOCS, first + n_docs)):
+                rng = random.Random(j)
+                f.write(json.dumps({"id": f"synth-{j}", "text": perturb(texts[j % len(texts)], rng, vocab)}) + "\n")
+        paths.append(path)
+    return paths
 
 
 def hybrid(store: Any, lex: Any, qvec: np.ndarray, query: str, n_chunks: int, k: int = CANDIDATES) -> list[str]:
@@ -179,7 +186,18 @@ def rss_mib(pid: int) -> float:
     return int(status.split("VmRSS:")[1].split()[0]) / 1024
 
 
-def run_sizes(sizes: list[int], work: Path, small: int = 0) -> list[dict[str, Any]]:
+def existing_parts(work: Path) -> tuple[list[Path], int]:
+    """The increment files an earlier run of this work folder wrote, and how many abstracts they hold."""
+    files = sorted((work / "corpus").glob("part-*.jsonl"))
+    files = [f for f in files if int(f.stem.split("-")[1]) < 10_000_000]  # not --small's files
+    docs = 0
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            docs += sum(1 for _ in fh)
+    return files, docs
+
+
+def run_sizes(sizes: list[int], work: Path, small: int = 0, resume: bool = False) -> list[dict[str, Any]]:
     from assistant.settings import Settings
     from assistant.store import Store
     from evals.chroma_server import ChromaServer
@@ -197,12 +215,16 @@ def run_sizes(sizes: list[int], work: Path, small: int = 0) -> list[dict[str, An
     try:
         settings = Settings(data_dir=work / "app", chroma_host="127.0.0.1", chroma_port=server.port)
         store = Store(settings, "onnx:all-MiniLM-L6-v2-int8")
-        embedder, files, docs = PoolEmbedder(pool), [], 0
+        embedder, (files, docs) = PoolEmbedder(pool), (existing_parts(work) if resume else ([], 0))
         for size in sizes:
             target = int(round(size / per_doc))
-            files.append(write_increment(work, texts, vocab, docs, max(target - docs, 0)))
+            if resume and target <= docs:
+                continue  # reached by the earlier run; its row is in that run's --json
+            files += write_increment(work, texts, vocab, docs, max(target - docs, 0))
             docs = max(target, docs)
             report = ingest_paths(files, store, embedder, progress=False)
+            if report.rejected:  # a bench row of a half-read corpus would be a wrong figure
+                raise SystemExit(f"ingest rejected input: {report.rejected[:3]}")
             row = {"size": size, "chunks": store.chunks.count(), "docs": docs, "ingest_s": report.seconds,
                    "chunks_added": report.chunks_added, "ingest_chunks_per_s": report.chunks_added / report.seconds}
             row.update(measure_search(work, server.port, queries))
@@ -210,8 +232,8 @@ def run_sizes(sizes: list[int], work: Path, small: int = 0) -> list[dict[str, An
             print(json.dumps(row), file=sys.stderr, flush=True)
             results.append(row)
         if small and results:
-            path = write_increment(work, texts, vocab, docs + 10_000_000, small)  # ids apart from the sizes'
-            report = ingest_paths([path], store, embedder, progress=False)
+            paths = write_increment(work, texts, vocab, docs + 10_000_000, small)  # ids apart from the sizes'
+            report = ingest_paths(paths, store, embedder, progress=False)
             results[-1].update(small_added=report.added, small_ingest_s=report.seconds)
             print(json.dumps({"small_added": report.added, "small_ingest_s": report.seconds}), file=sys.stderr, flush=True)
     finally:
@@ -270,12 +292,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the rows here")
     ap.add_argument("--idf", action="store_true", help="measure segmented vs rebuilt BM25 (nDCG@10, SciFact)")
     ap.add_argument("--small", type=int, default=0, help="then time one ingest of this many new abstracts")
+    ap.add_argument("--resume", action="store_true", help="keep the work folder's index and grow it to the sizes not reached")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.idf:
         print(json.dumps(idf_drift(args.work), indent=2))
         return 0
-    rows = run_sizes([int(s) for s in args.sizes.split(",")], args.work, args.small)
+    rows = run_sizes([int(s) for s in args.sizes.split(",")], args.work, args.small, args.resume)
+    if args.resume and args.json and args.json.exists():
+        rows = [r for r in json.loads(args.json.read_text(encoding="utf-8")) if r["size"] < rows[0]["size"]] + rows
     print_table(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")

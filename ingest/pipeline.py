@@ -105,7 +105,7 @@ def ingest_paths(
     if not dry_run:
         writes = bool(new_docs or changed or to_delete)
         if writes:
-            store.set_flag("ingest", "running")  # a run killed from here on is noticed by the next
+            store.mark_ingest("running")  # a run killed from here on is noticed by the next
         report.chunks_added += write_new_docs(list(new_docs.values()), store, embedder, lex, report, progress,
                                               EMBED_BATCH_DOCS, LEXICAL_FLUSH_DOCS)
         upgrade_abstract_vectors(store, embedder, report)
@@ -115,7 +115,7 @@ def ingest_paths(
         lex.delete(to_delete)
         lex.flush()
         if writes or not settled:
-            store.set_flag("ingest", "done")
+            store.mark_ingest("done")
     _count(report, store, stored, to_delete, new_docs)
     report.seconds = time.perf_counter() - started
     return report

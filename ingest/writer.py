@@ -49,6 +49,8 @@ def write_new_docs(
             if pending is not None:
                 pending.result()  # raises the writer's StoreError here
             pending = writer.submit(_store, batch, store)
+            if n:
+                store.mark_ingest("running")  # the heartbeat replicas read (Store.ingest_running)
             lex.add([d.doc_id for d in batch.docs], [d.text for d in batch.docs])
             if n % max(1, flush_docs // batch_docs) == 0:
                 pending.result()

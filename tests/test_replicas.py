@@ -95,10 +95,38 @@ def test_a_replica_leaves_the_index_to_a_running_ingest_and_reconciles_after(chr
     reader = writer.model_copy(update={"data_dir": tmp_path / "reader"})
     retriever = HybridRetriever(reader, Store(reader, "onnx:all-MiniLM-L6-v2-int8"), FakeEmbedder())
     query = " ".join(store.all_docs()[sorted(store.all_docs())[0]].text.split()[:12])
-    store.set_flag("ingest", "running")
+    store.mark_ingest("running")
     hits = retriever.retrieve(query, 5)
     assert len(hits) == 5  # the dense signals still answer
     assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 0
-    store.set_flag("ingest", "done")
+    store.mark_ingest("done")
     assert len(retriever.retrieve(query, 5)) == 5
     assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 12
+
+
+def test_a_killed_ingest_stops_holding_replicas_back_once_its_heartbeat_is_stale(chroma_server: ChromaServer, tmp_path: Path) -> None:  # noqa: F811
+    """An ingest killed mid-run leaves the flag at "running"; a replica behind the store waits
+    while the heartbeat is fresh and rebuilds its lexical index once it is older than
+    ``store.ingest_stale_after_s`` (before the heartbeat it waited for the next ingest)."""
+    import time
+
+    from assistant import lexical
+    from assistant.retrieval import HybridRetriever
+
+    writer = Settings(data_dir=tmp_path / "writer", chroma_host="127.0.0.1", chroma_port=chroma_server.port)
+    write_corpus(tmp_path / "first", distinct_seeds(8, start=300), per_file=4)
+    store = Store(writer, "onnx:all-MiniLM-L6-v2-int8")
+    assert ingest_paths([tmp_path / "first"], store, FakeEmbedder(), progress=False).added == 8
+    reader = writer.model_copy(update={"data_dir": tmp_path / "reader"})
+    retriever = HybridRetriever(reader, Store(reader, "onnx:all-MiniLM-L6-v2-int8"), FakeEmbedder())
+    query = " ".join(store.all_docs()[sorted(store.all_docs())[0]].text.split()[:12])
+    stale = writer.store.ingest_stale_after_s
+    store.set_flag("ingest", "running", ingest_beat=time.time() - stale / 2)  # alive: wait
+    assert store.ingest_running()
+    retriever.retrieve(query, 5)
+    assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 0
+    store.set_flag("ingest", "running", ingest_beat=time.time() - stale - 1)  # killed long ago
+    assert not store.ingest_running()
+    retriever.invalidate()
+    assert len(retriever.retrieve(query, 5)) == 5
+    assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 8
