@@ -8,10 +8,13 @@
 
 What is synthetic (embedding 1M chunks with MiniLM on 2 cores would take hours):
 - texts: real abstracts (SciFact-2101 corpus + the bundled ones), each copy with every third word
-  (from a random offset) replaced by a random word of the pool's vocabulary, so copies are distinct
-  abstracts (two copies of one source with the same offset keep 2/3 of its words in place and
-  sometimes share a 6-word shingle around sentence ends: version detection then links some of
-  them, ~12% of the abstracts at 22k, which exercises that path too);
+  (from a random offset; a sentence's last word keeps its full stop) replaced by a random word of
+  the pool's vocabulary, so copies are distinct abstracts: no 6 words in a row survive, so two
+  copies share no 6-word shingle and version detection links none of them. (The first version
+  kept sentence-final words: copies then shared shingles there, ~12% were linked at 22k
+  abstracts, and with ~40 copies of each source at 1M chunks the candidate pairs grew
+  quadratically: planning 200k new abstracts had not finished after 25 min. A real corpus has a
+  few versions per work, not 40 near-copies.)
 - vectors: real MiniLM vectors of ``VECTOR_POOL`` real chunks, computed once and cached in the work
   folder, plus Gaussian noise (``NOISE``), picked by a hash of the chunk text (not its meaning):
   the vector distribution (HNSW behaviour, latency) is real, dense relevance is not measured here;
@@ -69,8 +72,8 @@ def perturb(text: str, rng: random.Random, vocab: list[str]) -> str:
     words = _WORD.findall(text)
     start = rng.randrange(3)
     for i in range(start, len(words), 3):
-        if words[i][-1] not in ".!?":  # keep sentence ends, so chunking sees the same sentences
-            words[i] = rng.choice(vocab)
+        end = words[i][-1] if words[i][-1] in ".!?" else ""  # keep sentence ends: chunking sees the same sentences
+        words[i] = rng.choice(vocab) + end
     return " ".join(words)
 
 

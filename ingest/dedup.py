@@ -84,9 +84,16 @@ def _names_differ(a: str, b: str) -> bool:
     return la not in lb and lb not in la
 
 
+def bigrams(words: list[str]) -> set[tuple[str, str]]:
+    return set(zip(words, words[1:], strict=False))
+
+
 def containment(a: list[str], b: list[str]) -> float:
     """Share of the shorter text's word bigrams that also occur in the other (0 if too short)."""
-    ba, bb = set(zip(a, a[1:], strict=False)), set(zip(b, b[1:], strict=False))
+    return _contained(bigrams(a), bigrams(b))
+
+
+def _contained(ba: set[tuple[str, str]], bb: set[tuple[str, str]]) -> float:
     small = min(len(ba), len(bb))
     return len(ba & bb) / small if small >= MIN_BIGRAMS else 0.0
 
@@ -119,16 +126,23 @@ def find_versions(
             shingles[sh].append(k)
 
     order = {k: i for i, k in enumerate(corpus)}  # existing first, then new in ingest order
-    vectors: dict[str, dict[str, float]] = {}
+    # Each doc's TF-IDF vector and bigram set, built once (py-spy on a 200k-abstract ingest: they
+    # were rebuilt for every candidate pair, ``setdefault`` evaluating its default each time).
+    vectors: dict[str, tuple[dict[str, float], set[tuple[str, str]]]] = {}
+
+    def features(doc: str) -> tuple[dict[str, float], set[tuple[str, str]]]:
+        if doc not in vectors:
+            vectors[doc] = (vector(corpus[doc]), bigrams(words[doc]))
+        return vectors[doc]
+
     result: dict[str, str] = {}
     for k in new:
         candidates = {other for sh in _shingles(words[k]) for other in shingles[sh] if other != k and order[other] < order[k]}
         best, best_score = None, 0.0
         for other in sorted(candidates, key=order.__getitem__):
-            va = vectors.setdefault(k, vector(corpus[k]))
-            vb = vectors.setdefault(other, vector(corpus[other]))
+            (va, ba), (vb, bb) = features(k), features(other)
             cosine = sum(x * vb.get(w, 0.0) for w, x in va.items())
-            score = max(cosine / VERSION_THRESHOLD, containment(words[k], words[other]) / CONTAINMENT_THRESHOLD)
+            score = max(cosine / VERSION_THRESHOLD, _contained(ba, bb) / CONTAINMENT_THRESHOLD)
             if score > best_score:
                 best, best_score = other, score
         if best is not None and best_score >= 1.0 and not _names_differ(corpus[k], corpus[best]):
