@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from ingest_helpers import FakeEmbedder, distinct_seeds, seed, write_corpus
@@ -80,21 +81,28 @@ def test_two_replicas_pick_up_an_abstract_ingested_by_a_third(chroma_server: Chr
                 r.kill()
 
 
+def _writer_and_lagging_reader(port: int, tmp_path: Path, n: int, start: int) -> tuple[Store, Any, Settings, str]:
+    """A store with ``n`` abstracts ingested by a writer, and a retriever on another data dir
+    (no lexical index there: it is behind the store), plus a query that finds the first abstract."""
+    from assistant.retrieval import HybridRetriever
+
+    writer = Settings(data_dir=tmp_path / "writer", chroma_host="127.0.0.1", chroma_port=port)
+    write_corpus(tmp_path / "first", distinct_seeds(n, start=start), per_file=n // 2)
+    store = Store(writer, "onnx:all-MiniLM-L6-v2-int8")
+    assert ingest_paths([tmp_path / "first"], store, FakeEmbedder(), progress=False).added == n
+    reader = writer.model_copy(update={"data_dir": tmp_path / "reader"})
+    retriever = HybridRetriever(reader, Store(reader, "onnx:all-MiniLM-L6-v2-int8"), FakeEmbedder())
+    docs = store.all_docs()
+    return store, retriever, reader, " ".join(docs[sorted(docs)[0]].text.split()[:12])
+
+
 def test_a_replica_leaves_the_index_to_a_running_ingest_and_reconciles_after(chroma_server: ChromaServer, tmp_path: Path) -> None:  # noqa: F811
     """A replica whose lexical index is behind the store (here: a data dir without its index)
     does not rebuild it while the store says an ingest is running (that ingest's flush brings it
     in line; reconciling per batch read every abstract), and does once the ingest is done."""
     from assistant import lexical
-    from assistant.retrieval import HybridRetriever
 
-    writer = Settings(data_dir=tmp_path / "writer", chroma_host="127.0.0.1", chroma_port=chroma_server.port)
-    write_corpus(tmp_path / "first", distinct_seeds(12, start=200), per_file=6)
-    store = Store(writer, "onnx:all-MiniLM-L6-v2-int8")
-    assert ingest_paths([tmp_path / "first"], store, FakeEmbedder(), progress=False).added == 12
-
-    reader = writer.model_copy(update={"data_dir": tmp_path / "reader"})
-    retriever = HybridRetriever(reader, Store(reader, "onnx:all-MiniLM-L6-v2-int8"), FakeEmbedder())
-    query = " ".join(store.all_docs()[sorted(store.all_docs())[0]].text.split()[:12])
+    store, retriever, reader, query = _writer_and_lagging_reader(chroma_server.port, tmp_path, 12, 200)
     store.mark_ingest("running")
     hits = retriever.retrieve(query, 5)
     assert len(hits) == 5  # the dense signals still answer
@@ -111,22 +119,14 @@ def test_a_killed_ingest_stops_holding_replicas_back_once_its_heartbeat_is_stale
     import time
 
     from assistant import lexical
-    from assistant.retrieval import HybridRetriever
 
-    writer = Settings(data_dir=tmp_path / "writer", chroma_host="127.0.0.1", chroma_port=chroma_server.port)
-    write_corpus(tmp_path / "first", distinct_seeds(8, start=300), per_file=4)
-    store = Store(writer, "onnx:all-MiniLM-L6-v2-int8")
-    assert ingest_paths([tmp_path / "first"], store, FakeEmbedder(), progress=False).added == 8
-    reader = writer.model_copy(update={"data_dir": tmp_path / "reader"})
-    retriever = HybridRetriever(reader, Store(reader, "onnx:all-MiniLM-L6-v2-int8"), FakeEmbedder())
-    query = " ".join(store.all_docs()[sorted(store.all_docs())[0]].text.split()[:12])
-    stale = writer.store.ingest_stale_after_s
+    store, retriever, reader, query = _writer_and_lagging_reader(chroma_server.port, tmp_path, 8, 300)
+    stale = reader.store.ingest_stale_after_s
     store.set_flag("ingest", "running", ingest_beat=time.time() - stale / 2)  # alive: wait
     assert store.ingest_running()
     retriever.retrieve(query, 5)
     assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 0
     store.set_flag("ingest", "running", ingest_beat=time.time() - stale - 1)  # killed long ago
     assert not store.ingest_running()
-    retriever.invalidate()
     assert len(retriever.retrieve(query, 5)) == 5
     assert len(lexical.open_for(reader.data_dir, reader.collection_prefix)) == 8
