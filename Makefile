@@ -56,8 +56,10 @@ questions: $(VENV)/.installed-dev+local
 	$(BIN)/python -m evals.generate_questions --out evals/datasets/generated.jsonl
 
 # The whole hybrid path at 1k-100k chunks on a `chroma run` server (synthetic corpus).
+# The 1M row (about an hour on 2 cores): make bench-scale SIZES=1000,10000,100000,1000000
+SIZES ?= 1000,10000,100000
 bench-scale: $(VENV)/.installed-dev
-	$(BIN)/python -m evals.bench_scale --sizes 1000,10000,100000
+	$(BIN)/python -m evals.bench_scale --sizes $(SIZES)
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/assistant bench
