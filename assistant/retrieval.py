@@ -22,6 +22,7 @@ leaves once chromadb is imported; the two fusion formulas are a few lines each
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
@@ -96,6 +97,8 @@ class HybridRetriever:
         self.embedder = embedder
         self._lock = threading.Lock()
         self._count = -1
+        self._chunk_count = 0
+        self._checked = 0.0  # monotonic time of the last count check
         self._synced = False  # the lexical index holds what the store held at the last check
         self._lex: LexicalIndex | None = None
         self._all: dict[str, StoredDoc] | None = None
@@ -104,14 +107,21 @@ class HybridRetriever:
 
     def invalidate(self) -> None:
         with self._lock:
-            self._count = -1
+            self._count, self._checked = -1, 0.0
 
     def _current(self) -> LexicalIndex:
         with self._lock:
-            count = self.store.call("counting", self.store.docs.count)  # another process may have ingested
             if self._lex is None:
                 self._lex = lexical.open_for(self.settings.data_dir, self.settings.collection_prefix)
             refreshed = self._lex.refresh()  # one stat when no other process flushed
+            # Another process may have ingested: the store's counts, read at most every
+            # count_ttl_s (a count costs ~40 ms at 1M chunks; three per query were 126 of its
+            # 138 ms, evals/bench_scale.py --measure). Its own flush is seen at once (refreshed).
+            count = self._count
+            if refreshed or self._count < 0 or time.monotonic() - self._checked >= self.settings.retrieval.count_ttl_s:
+                count = self.store.call("counting", self.store.docs.count)
+                self._chunk_count = self.store.call("counting", self.store.chunks.count)
+                self._checked = time.monotonic()
             if count != self._count or refreshed:
                 self._cache.clear()
                 self._all, self._idf = None, None
@@ -174,8 +184,7 @@ class HybridRetriever:
         return out
 
     def _chunk_search(self, vec: np.ndarray, n: int) -> Ranked:
-        total = self.store.call("counting", self.store.chunks.count)
-        want = min(n * self.settings.retrieval.chunks_per_candidate, total)
+        want = min(n * self.settings.retrieval.chunks_per_candidate, self._chunk_count)
         if want <= 0:
             return []
         got = self.store.call("searching", self.store.chunks.query, query_embeddings=[vec], n_results=want, include=["distances"])

@@ -97,6 +97,9 @@ class RetrievalSettings(BaseModel):
     weight_abstract: float = 0.3  # fit: evals/fits/retrieval.json
     weight_bm25: float = 0.4  # fit: evals/fits/retrieval.json
     doc_cache: int = 20000  # abstracts kept in memory between queries (sanity bound: ~20 MB of text)
+    # Seconds between checks of the store's counts for another process's ingest (its lexical flush
+    # is seen at once): bounds a replica's freshness lag; sanity bound, a count is ~40 ms at 1M chunks.
+    count_ttl_s: float = 1.0
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:

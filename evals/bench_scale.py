@@ -22,10 +22,12 @@ What is synthetic (embedding 1M chunks with MiniLM on 2 cores would take hours):
 Everything else is the product's code: ingest_paths (chunking, version detection, Chroma writes,
 the lexical index), Chroma over HTTP, assistant/lexical.py.
 
-Per size (chunks, cumulative ingest into one server): ingest chunks/s for that increment, hybrid
-search p50/p95 warm (dense chunk query for 3*40 chunks, max-pooled per abstract + lexical top 40 +
-reciprocal-rank fusion, the shape of assistant/retrieval.py), startup (a fresh process: import,
-open the store and the lexical index, first search), RSS of that process and of the Chroma server.
+Per size (chunks, cumulative ingest into one server): ingest chunks/s for that increment, search
+p50/p95 warm of the product's ``HybridRetriever.retrieve(q, 10)`` (chunk and abstract vectors,
+BM25, fusion, abstract fetch, version collapse) and, as ``shape_*``, of the bare shape (dense chunk
+query max-pooled per abstract + lexical top 40 + RRF; the only figure of runs before this one),
+startup (a fresh process: import, open the store and the lexical index, first search), RSS of
+that process and of the Chroma server. ``--measure`` times an existing work folder's index only.
 ``--small N``: then the seconds one ingest of N new abstracts takes into the largest index (the
 everyday case; its cost should follow N, not the index size).
 """
@@ -149,26 +151,32 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 import numpy as np
 from assistant import lexical
+from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store import Store
+from evals.bench_replicas import QueryEmbedder
 from evals.bench_scale import hybrid
+from pathlib import Path
 s = Settings(data_dir=sys.argv[1], chroma_host="127.0.0.1", chroma_port=int(sys.argv[2]))
+qs = json.loads(open(sys.argv[4]).read())
 store = Store(s, "onnx:all-MiniLM-L6-v2-int8")
+retriever = HybridRetriever(s, store, QueryEmbedder(Path(sys.argv[3]).parent, qs))
+retriever.retrieve(qs[0], 10)
+t_first = time.perf_counter() - t0
 lex = lexical.open_for(s.data_dir, s.collection_prefix)
 n = store.chunks.count()
-t_open = time.perf_counter() - t0
 qv = np.load(sys.argv[3])["queries"]
-qs = json.loads(open(sys.argv[4]).read())
-hybrid(store, lex, qv[0], qs[0], n)
-t_first = time.perf_counter() - t0
-times = []
+times, shape = [], []
 for i in range(%(warm)d + %(timed)d):
     t = time.perf_counter()
+    retriever.retrieve(qs[i %% len(qs)], 10)
+    t2 = time.perf_counter()
     hybrid(store, lex, qv[i %% len(qv)], qs[i %% len(qs)], n)
     if i >= %(warm)d:
-        times.append((time.perf_counter() - t) * 1000)
+        times.append((t2 - t) * 1000)
+        shape.append((time.perf_counter() - t2) * 1000)
 rss = int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
-print(json.dumps({"open_s": t_open, "first_s": t_first, "times_ms": times, "rss_mib": rss, "docs": len(lex)}))
+print(json.dumps({"open_s": t_first, "first_s": t_first, "times_ms": times, "shape_ms": shape, "rss_mib": rss, "docs": len(lex)}))
 """
 
 
@@ -180,8 +188,24 @@ def measure_search(work: Path, port: int, queries: list[str]) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-c", code, str(work / "app"), str(port), str(work / "vectors.npz"), str(qfile)],
                          env=env, capture_output=True, text=True, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    times = got.pop("times_ms")
-    return {**got, "p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95)}
+    times, shape = got.pop("times_ms"), got.pop("shape_ms")
+    return {**got, "p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95),
+            "shape_p50_ms": percentile(shape, 50), "shape_p95_ms": percentile(shape, 95)}
+
+
+def measure_only(work: Path) -> dict[str, Any]:
+    """Time the search of an index an earlier run left (``--measure``): a fresh server on it."""
+    from evals.chroma_server import ChromaServer
+
+    rows = [json.loads(line) for line in (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
+    started = time.perf_counter()
+    server = ChromaServer(work / "chroma").start(timeout=600)
+    try:
+        ready = time.perf_counter() - started
+        row = measure_search(work, server.port, [r["text"] for r in rows][:QUERIES])
+        return {"server_start_s": ready, **row, "server_rss_mib": rss_mib(server.proc.pid) if server.proc else 0.0}
+    finally:
+        server.stop()
 
 
 def rss_mib(pid: int) -> float:
@@ -296,8 +320,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--idf", action="store_true", help="measure segmented vs rebuilt BM25 (nDCG@10, SciFact)")
     ap.add_argument("--small", type=int, default=0, help="then time one ingest of this many new abstracts")
     ap.add_argument("--resume", action="store_true", help="keep the work folder's index and grow it to the sizes not reached")
+    ap.add_argument("--measure", action="store_true", help="only time search on the work folder's index (no ingest)")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.measure:
+        print(json.dumps(measure_only(args.work), indent=2))
+        return 0
     if args.idf:
         print(json.dumps(idf_drift(args.work), indent=2))
         return 0
