@@ -217,14 +217,16 @@ class Store:
         built before lack them; the next ingest adds them once)."""
         return self.flag("catalog") == CATALOG
 
+    def _flags(self) -> dict[str, Any]:
+        """The docs collection's metadata, read fresh (another process may write it)."""
+        return dict(self.call("reading the index", self.client.get_collection, self.docs.name).metadata or {})
+
     def flag(self, key: str) -> Any:
-        """A value kept in the docs collection's metadata (read fresh: another process may write it)."""
-        docs = self.call("reading the index", self.client.get_collection, self.docs.name)
-        return (docs.metadata or {}).get(key)
+        """A value kept in the docs collection's metadata."""
+        return self._flags().get(key)
 
     def set_flag(self, key: str, value: Any, **more: Any) -> None:
-        docs = self.call("reading the index", self.client.get_collection, self.docs.name)
-        meta = {k: v for k, v in (docs.metadata or {}).items() if not k.startswith("hnsw:")}
+        meta = {k: v for k, v in self._flags().items() if not k.startswith("hnsw:")}
         self.call("updating the index", self.docs.modify, metadata={**meta, key: value, **more})
 
     def mark_ingest(self, state: str) -> None:
@@ -234,8 +236,7 @@ class Store:
     def ingest_running(self) -> bool:
         """Whether an ingest is writing now: the flag says "running" and its heartbeat is fresh
         (a killed ingest leaves "running" behind; after ``ingest_stale_after_s`` it counts as dead)."""
-        docs = self.call("reading the index", self.client.get_collection, self.docs.name)
-        meta = docs.metadata or {}
+        meta = self._flags()
         if meta.get("ingest") != "running":
             return False
         return time.time() - float(meta.get("ingest_beat") or 0.0) < self.settings.store.ingest_stale_after_s
