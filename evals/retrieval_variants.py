@@ -131,10 +131,11 @@ def report(name: str, rows: list[dict[str, Any]], configs: list[dict[str, Any]],
 
 def variants(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     from assistant.retrieval import fuse
+    from assistant.settings import RetrievalSettings
 
     base = retrieval_configs()
     dist = [c for c in base if c["method"] == "dist"]
-    current = {"chunk": 0.3, "abstract": 0.3, "bm25": 0.4}  # settings.retrieval at the time of writing
+    current = RetrievalSettings().weights()  # the shipped fusion's weights seed the feedback
     for row in rows:
         add_rocchio(row, fuse(row["lists"], current, "dist"), m=3, beta=0.5, n=len(row["lists"]["abstract"]))
     grid = [round(x, 2) for x in np.arange(0.0, 1.01, 0.1)]
