@@ -51,9 +51,9 @@ eval: $(VENV)/.installed-dev
 fit: $(VENV)/.installed-dev
 	$(BIN)/python -m evals.fit all --scifact-dir evals/runs/_cache/scifact-fit
 
-# The generated question set (one question per abstract, made by the packaged model; resumable).
+# The generated question set (one question of each style per abstract, made by the packaged model; resumable).
 questions: $(VENV)/.installed-dev+local
-	$(BIN)/python -m evals.generate_questions --out evals/datasets/generated.jsonl
+	$(BIN)/python -m evals.generate_questions --out evals/datasets/generated.jsonl --passes 2
 
 # The whole hybrid path at 1k-100k chunks on a `chroma run` server (synthetic corpus).
 # The 1M row (about an hour on 2 cores): make bench-scale SIZES=1000,10000,100000,1000000

@@ -2,15 +2,19 @@
 
     python -m evals.generate_questions --out evals/datasets/generated.jsonl [--limit N] [--threads T]
 
-One question per distinct abstract (read by the product's own loaders), alternating two styles by
-abstract index: even "direct" (type lookup: may use the paper's names), odd "reworded" (type
-paraphrase: the same kind of question in other words). The model (Qwen2.5-Coder-1.5B GGUF, run by
+One question per distinct abstract and pass (abstracts read by the product's own loaders), two styles
+alternating by abstract index: in pass 1 even "direct" (type lookup: may use the paper's names), odd
+"reworded" (type paraphrase: the same kind of question in other words); pass 2 (``--passes 2``) asks
+every abstract again in the other style, so each abstract can have one question of each style. Ids:
+``G0001`` (pass 1), ``G0001-2`` (pass 2). The model (Qwen2.5-Coder-1.5B GGUF, run by
 xllamacpp as assistant/backends/local.py does) answers with JSON constrained by a JSON schema,
 greedy (temperature 0) first; a reply the rules reject is asked for again, sampled with a fixed
 seed (SEED + attempt), up to MAX_ATTEMPTS in all. Items are kept or dropped by the rules in
 evals/question_rules.py only; every kept item is appended (and flushed) as soon as it is made, every
 dropped one goes to ``<out stem>.dropped.jsonl`` with its rule, so a killed run is resumed by
-running the same command again (ids already in either file are skipped).
+running the same command again (kept ids are skipped; a dropped one with fewer attempts than
+``--max-attempts`` goes on from its next attempt, so a run with more attempts extends an earlier one
+as if it had been made with that many from the start).
 
 Written next to ``--out``: ``<stem>_unanswerable.jsonl`` (absent-name variants of the direct
 questions) and ``<stem>.meta.json`` (model sha256, seed, prompt, command, counts per rule, speed).
@@ -62,7 +66,9 @@ SCHEMA = {
 # A pair the rules reject is asked for again, sampled, up to this many attempts in all: a retry
 # costs only its ~30 generated tokens (the prompt is cached), 5-12 s measured on 2 busy cores; 3 is a time
 # bound. (Sending the rejection reason back as a correction turn kept 2 of 10 vs 4 of 10: not used.)
-MAX_ATTEMPTS = 3
+# 6, not the first set's 3: each sampled attempt kept 14-19% of the pairs still rejected (first
+# pass, attempts 1/2/3: 78 of 446, 68 of 368, 42 of 300), so 3 more keep ~38% of the rejected.
+MAX_ATTEMPTS = 6
 RETRY_TEMPERATURE = 0.7  # llama.cpp's default sampling temperature is 0.8; slightly more conservative
 STYLES = {"direct": "lookup", "reworded": "paraphrase"}  # style -> dev.jsonl question type
 
@@ -86,8 +92,17 @@ def truncate(text: str, limit: int) -> str:
     return cut[: end + 1] if end > 0 else cut
 
 
-def style_of(index: int) -> str:
-    return "direct" if index % 2 == 0 else "reworded"
+def style_of(index: int, pass_no: int = 1) -> str:
+    """Pass 1: even abstracts direct, odd reworded; pass 2 the other way round."""
+    return "direct" if (index + pass_no - 1) % 2 == 0 else "reworded"
+
+
+def item_id(index: int, pass_no: int = 1) -> str:
+    return f"G{index + 1:04d}" + ("" if pass_no == 1 else f"-{pass_no}")
+
+
+def pass_of(id_: str) -> int:
+    return int(id_.partition("-")[2] or 1)
 
 
 class Generator:
@@ -129,12 +144,13 @@ class Generator:
         return (parsed if isinstance(parsed, dict) else None), text[:300]
 
 
-def make_item(a: Abstract, parsed: dict[str, Any], texts: list[str], vocab: Vocab) -> tuple[dict[str, Any], str | None]:
+def make_item(a: Abstract, parsed: dict[str, Any], texts: list[str], vocab: Vocab,
+              pass_no: int = 1) -> tuple[dict[str, Any], str | None]:
     """The dataset row for one generated pair and the rule that drops it (None: kept)."""
-    style = style_of(a.index)
+    style = style_of(a.index, pass_no)
     question = " ".join(str(parsed.get("question", "")).split())
     answer = " ".join(str(parsed.get("answer_phrase", "")).split()).strip(" .,;:\"'")
-    item: dict[str, Any] = {"id": f"G{a.index + 1:04d}", "question": question, "type": STYLES[style],
+    item: dict[str, Any] = {"id": item_id(a.index, pass_no), "question": question, "type": STYLES[style],
                             "split": "generated", "gold_anchors": [], "key_points": [], "previous": None,
                             "style": style, "doc_id": a.doc_id, "source": a.source}
     reason = drop_reason(question, answer, a.text, style, vocab)
@@ -151,21 +167,36 @@ def make_item(a: Abstract, parsed: dict[str, Any], texts: list[str], vocab: Voca
     return item, reason
 
 
-def generate_one(gen: Generator, a: Abstract, texts: list[str], vocab: Vocab) -> tuple[dict[str, Any], str | None]:
-    """Up to MAX_ATTEMPTS generations for one abstract: the first kept item, or the last rejected one.
-    ``attempt_rules`` lists the rule that rejected each earlier attempt."""
-    rejected: list[str] = []
-    for attempt in range(MAX_ATTEMPTS):
-        parsed, raw = gen(a, style_of(a.index), attempt)
+def generate_one(gen: Generator, a: Abstract, texts: list[str], vocab: Vocab, pass_no: int = 1,
+                 rejected: list[str] | None = None, max_attempts: int = MAX_ATTEMPTS) -> tuple[dict[str, Any], str | None]:
+    """Generations for one abstract up to ``max_attempts`` in all: the first kept item, or the last
+    rejected one. ``rejected``: the rules that rejected earlier attempts (a resumed item goes on
+    from attempt ``len(rejected)``); ``attempt_rules`` lists the rule of each rejected attempt."""
+    rejected = list(rejected or [])
+    item: dict[str, Any] = {}
+    reason: str | None = None
+    for attempt in range(len(rejected), max_attempts):
+        parsed, raw = gen(a, style_of(a.index, pass_no), attempt)
         if parsed is None:
-            item, reason = {"id": f"G{a.index + 1:04d}", "style": style_of(a.index), "raw": raw}, "bad_json"
+            item, reason = {"id": item_id(a.index, pass_no), "style": style_of(a.index, pass_no), "raw": raw}, "bad_json"
         else:
-            item, reason = make_item(a, parsed, texts, vocab)
+            item, reason = make_item(a, parsed, texts, vocab, pass_no)
         item["attempt_rules"] = list(rejected)
         if reason is None:
             return item, None
         rejected.append(reason)
     return item, reason
+
+
+def attempts_of(dropped: dict[str, Any]) -> int:
+    return len(dropped.get("attempt_rules", [])) + 1
+
+
+def compact(paths: dict[str, Path]) -> None:
+    """After retries, the dropped file holds an id's last result only, and no id that was kept."""
+    kept = {r["id"] for r in _read_jsonl(paths["out"])}
+    last = {r["id"]: r for r in _read_jsonl(paths["dropped"]) if r["id"] not in kept}
+    paths["dropped"].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in last.values()), encoding="utf-8")
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -221,13 +252,17 @@ def write_side_files(paths: dict[str, Path], abstracts: list[Abstract], names: f
     for r in kept + dropped:
         for rule in r.get("attempt_rules", []) + ([r["drop_rule"]] if "drop_rule" in r else []):
             attempts[rule] = attempts.get(rule, 0) + 1
+    passes = max((pass_of(r["id"]) for r in kept + dropped), default=1)
+    max_attempts = info.get("max_attempts", MAX_ATTEMPTS)
     meta = info | {
-        "abstracts": len(abstracts), "attempted": len(kept) + len(dropped), "kept": len(kept),
-        "complete": len(kept) + len(dropped) == len(abstracts),
+        "abstracts": len(abstracts), "passes": passes, "attempted": len(kept) + len(dropped), "kept": len(kept),
+        "complete": len(kept) + len(dropped) == len(abstracts) * passes and all(attempts_of(d) >= max_attempts for d in dropped),
+        "dropped_before_max_attempts": sum(attempts_of(d) < max_attempts for d in dropped),
         "kept_by_style": {s: sum(k["style"] == s for k in kept) for s in STYLES},
+        "kept_by_pass": {str(p): sum(pass_of(k["id"]) == p for k in kept) for p in range(1, passes + 1)},
         "dropped_by_rule": dict(sorted(rules.items())), "rejected_attempts_by_rule": dict(sorted(attempts.items())),
-        "kept_on_attempt": {str(i + 1): sum(len(k.get("attempt_rules", [])) == i for k in kept) for i in range(MAX_ATTEMPTS)},
-        "max_attempts": MAX_ATTEMPTS, "retry_temperature": RETRY_TEMPERATURE, "unanswerable": len(unanswerable),
+        "kept_on_attempt": {str(i + 1): sum(len(k.get("attempt_rules", [])) == i for k in kept) for i in range(max_attempts)},
+        "max_attempts": max_attempts, "retry_temperature": RETRY_TEMPERATURE, "unanswerable": len(unanswerable),
     }
     paths["meta"].write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return meta
@@ -241,20 +276,30 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     paths["out"].parent.mkdir(parents=True, exist_ok=True)
     abstracts = load_abstracts(CORPUS)
     texts, vocab = [a.text for a in abstracts], vocabulary(abstracts)
-    done = {r["id"] for r in _read_jsonl(paths["out"]) + _read_jsonl(paths["dropped"])}
-    todo = [a for a in abstracts[: args.limit] if f"G{a.index + 1:04d}" not in done]
+    compact(paths)
+    kept_ids = {r["id"] for r in _read_jsonl(paths["out"])}
+    dropped = {r["id"]: r for r in _read_jsonl(paths["dropped"])}
+    todo = []  # (pass, abstract, rules of the attempts made so far)
+    for p in range(1, args.passes + 1):
+        for a in abstracts[: args.limit]:
+            d = dropped.get(item_id(a.index, p))
+            if d is None and item_id(a.index, p) not in kept_ids:
+                todo.append((p, a, []))
+            elif d is not None and attempts_of(d) < args.max_attempts:
+                todo.append((p, a, d.get("attempt_rules", []) + [d["drop_rule"]]))
     model = Path(args.model) if args.model else ensure_model(Settings())
     info = {"generator": "evals/generate_questions.py", "command": "python -m evals.generate_questions " + " ".join(args.argv),
             "model_file": model.name, "model_sha256": model_sha256(model), "seed": SEED, "temperature": 0.0,
             "max_tokens": MAX_TOKENS, "max_abstract_chars": args.max_chars, "threads": args.threads,
+            "max_attempts": args.max_attempts,
             "prompt_file": str(PROMPT_FILE.relative_to(PROJECT_ROOT)),
             "prompt_sha256": hashlib.sha256(PROMPT_FILE.read_bytes()).hexdigest(), "json_schema": SCHEMA}
     gen = Generator(model, args.threads, load_sections(), args.max_chars) if todo else None
     times: list[float] = []
     with paths["out"].open("a", encoding="utf-8") as kept_f, paths["dropped"].open("a", encoding="utf-8") as drop_f:
-        for n, a in enumerate(todo, 1):
+        for n, (pass_no, a, rejected) in enumerate(todo, 1):
             t0 = time.perf_counter()
-            item, reason = generate_one(gen, a, texts, vocab)
+            item, reason = generate_one(gen, a, texts, vocab, pass_no, rejected, args.max_attempts)
             times.append(time.perf_counter() - t0)
             target = drop_f if reason else kept_f
             target.write(json.dumps(item | ({"drop_rule": reason} if reason else {}), ensure_ascii=False) + "\n")
@@ -268,6 +313,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not times:  # nothing generated (resumed when complete, or --limit 0): keep how it was made
         info |= {k: old[k] for k in ("command", "speed", "threads", "max_abstract_chars") if k in old}
         info.setdefault("speed", None)
+    compact(paths)
     moved = recheck(paths, abstracts, vocab)
     if moved:
         print(f"{moved} kept items fail a rule added since they were generated: moved to {paths['dropped'].name}")
@@ -280,6 +326,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="evals/datasets/generated.jsonl", help="kept questions (JSONL, appended)")
     p.add_argument("--limit", type=int, default=None,
                    help="only the first N distinct abstracts (0: just rebuild the unanswerable and meta files)")
+    p.add_argument("--passes", type=int, default=1,
+                   help="passes over the abstracts; pass 2 asks each abstract again in the other style")
+    p.add_argument("--max-attempts", type=int, default=MAX_ATTEMPTS,
+                   help="generations per item in all; a dropped item with fewer goes on from its next attempt")
     p.add_argument("--threads", type=int, default=2, help="llama.cpp CPU threads")
     p.add_argument("--max-chars", type=int, default=MAX_ABSTRACT_CHARS, help="abstract characters shown to the model")
     p.add_argument("--model", default=None, help="GGUF file (default: the packaged model, assembled as the product does)")

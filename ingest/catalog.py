@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from assistant.store import BATCH, CATALOG, Store, StoredDoc
 from ingest.dedup import MINHASH_KEYS, minhash
+from ingest.writer import progress_bar
 
 # New abstracts per MinHash lookup: 48 bands x 128 values = 6,144 bound values, well under
 # SQLite's 32,766-variable bound; one lookup per 128 new abstracts (a sanity bound, not fitted).
@@ -40,14 +41,19 @@ def touched(store: Store, ids: Iterable[str], files: Iterable[str]) -> dict[str,
     return out
 
 
-def version_candidates(store: Store, new: list[StoredDoc]) -> dict[str, StoredDoc]:
-    """Stored docs sharing a MinHash band with one of ``new`` (each needs a shared 6-word shingle)."""
+def version_candidates(store: Store, new: list[StoredDoc], progress: bool = False) -> dict[str, StoredDoc]:
+    """Stored docs sharing a MinHash band with one of ``new`` (each needs a shared 6-word shingle).
+    ``progress``: a bar when there is more than one lookup (measured 0.30 s per lookup against 22k
+    stored abstracts: 200k new ones take ~8 min before the first write)."""
     out: dict[str, StoredDoc] = {}
     items = [d for d in new if MINHASH_KEYS[0] in d.metadata]
+    bar = progress_bar(len(items), progress and len(items) > CANDIDATE_GROUP, "finding versions")
     for g in range(0, len(items), CANDIDATE_GROUP):
         group = items[g : g + CANDIDATE_GROUP]
         clauses = [{k: {"$in": sorted({int(d.metadata[k]) for d in group})}} for k in MINHASH_KEYS]
         out.update(store.docs_where({"$or": clauses}))
+        bar.update(len(group))
+    bar.close()
     return out
 
 

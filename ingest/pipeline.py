@@ -101,7 +101,7 @@ def ingest_paths(
     changed, to_delete = _compare(stored, parsed, prune)
     new_ids = [i for i in parsed.by_id if i not in stored]
     report.unchanged = len(parsed.by_id) - len(new_ids)
-    new_docs, kept = _plan_new_docs(parsed, new_ids, stored, to_delete, report, _Lookup(store, lex, complete))
+    new_docs, kept = _plan_new_docs(parsed, new_ids, stored, to_delete, report, _Lookup(store, lex, complete, progress))
     if not dry_run:
         writes = bool(new_docs or changed or to_delete)
         if writes:
@@ -199,6 +199,7 @@ class _Lookup:
     store: Store
     lex: lexical.LexicalIndex
     complete: bool  # the stored docs at hand are all of them: no lookups needed
+    progress: bool = False  # show a bar while looking up version candidates
 
 
 def _plan_new_docs(
@@ -211,7 +212,7 @@ def _plan_new_docs(
         doc.metadata.update(minhash(doc.text))  # stored with the doc: later ingests find it as a candidate
     kept = dict(stored)
     if not lookup.complete:
-        kept.update(version_candidates(lookup.store, list(new_docs.values())))
+        kept.update(version_candidates(lookup.store, list(new_docs.values()), lookup.progress))
         kept.update(same_external_ids(lookup.store, list(new_docs.values())))
     gone = set(to_delete)
     kept = {i: d for i, d in kept.items() if i not in gone}

@@ -39,7 +39,7 @@ def write_new_docs(
 ) -> int:
     """Embed and write ``docs`` in batches of ``batch_docs``; the lexical index writes a delta
     every ``flush_docs`` or so (after the Chroma writes it covers). Returns the chunks written."""
-    bar = _progress(len(docs), progress)
+    bar = progress_bar(len(docs), progress, "embedding")
     chunks = 0
     pending: Future[None] | None = None
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer") as writer:
@@ -105,9 +105,10 @@ class _NoBar:
     def close(self) -> None: ...
 
 
-def _progress(total: int, enabled: bool) -> Any:
+def progress_bar(total: int, enabled: bool, desc: str) -> Any:
+    """A bar of ``total`` abstracts on stderr when it is a terminal (tqdm), else nothing."""
     if not enabled or total == 0:
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="abstract", desc="embedding", file=sys.stderr, disable=not sys.stderr.isatty())
+    return tqdm(total=total, unit="abstract", desc=desc, file=sys.stderr, disable=not sys.stderr.isatty())

@@ -80,6 +80,49 @@ def test_recheck_moves_kept_items_a_newer_rule_rejects(tmp_path: Path) -> None:
     assert gq.recheck(paths, [a], Vocab(frozenset({"retnet"}))) == 0  # nothing moves twice
 
 
+def test_the_second_pass_asks_each_abstract_in_the_other_style(tmp_path: Path) -> None:
+    assert [gq.style_of(i, 1) for i in range(2)] == ["direct", "reworded"]
+    assert [gq.style_of(i, 2) for i in range(2)] == ["reworded", "direct"]
+    assert (gq.item_id(0, 1), gq.item_id(0, 2)) == ("G0001", "G0001-2")
+    assert (gq.pass_of("G0001"), gq.pass_of("G0001-2"), gq.pass_of("GU0001-2")) == (1, 2, 2)
+    a = Abstract(index=1, doc_id="d1", text=ABSTRACT, source="x.txt")  # odd: reworded in pass 1
+    parsed = {"question": "What does RetNet replace attention with?", "answer_phrase": "multi-scale retention"}
+    item, reason = gq.make_item(a, parsed, [ABSTRACT, OTHER], Vocab(frozenset({"retnet"})), pass_no=2)
+    assert reason is None and (item["id"], item["style"], item["type"]) == ("G0002-2", "direct", "lookup")
+    paths = gq.paths_for(tmp_path / "gen.jsonl")
+    paths["out"].write_text(json.dumps(item) + "\n", encoding="utf-8")
+    paths["dropped"].write_text(json.dumps({"id": "G0002", "style": "reworded", "drop_rule": "deictic"}) + "\n", encoding="utf-8")
+    meta = gq.write_side_files(paths, [a], frozenset({"retnet"}), {"max_attempts": 1})
+    assert (meta["passes"], meta["kept_by_pass"], meta["complete"]) == (2, {"1": 0, "2": 1}, True)
+    meta = gq.write_side_files(paths, [a], frozenset({"retnet"}), {"max_attempts": 2})  # G0002 can go on
+    assert (meta["complete"], meta["dropped_before_max_attempts"]) == (False, 1)
+    unanswerable = [json.loads(x) for x in paths["unanswerable"].read_text(encoding="utf-8").splitlines()]
+    assert [u["id"] for u in unanswerable] == ["GU0002-2"]
+
+
+def test_a_dropped_item_goes_on_from_its_next_attempt(tmp_path: Path) -> None:
+    a = Abstract(index=0, doc_id="d0", text=ABSTRACT, source="x.txt")
+    vocab, asked = Vocab(frozenset({"retnet"})), []
+    replies = {3: {"question": "What does the paper replace attention with?", "answer_phrase": "multi-scale retention"},
+               4: {"question": "What does RetNet replace attention with?", "answer_phrase": "multi-scale retention"}}
+
+    def fake_model(abstract: Abstract, style: str, attempt: int) -> tuple[dict[str, str] | None, str]:
+        asked.append(attempt)
+        return replies.get(attempt), ""
+
+    item, reason = gq.generate_one(fake_model, a, [ABSTRACT, OTHER], vocab, 1, ["deictic"] * 3, max_attempts=6)
+    assert asked == [3, 4] and reason is None and item["attempt_rules"] == ["deictic"] * 4
+    asked.clear()
+    item, reason = gq.generate_one(fake_model, a, [ABSTRACT, OTHER], vocab, 1, ["deictic"] * 3, max_attempts=4)
+    assert asked == [3] and reason == "deictic"
+    paths = gq.paths_for(tmp_path / "gen.jsonl")
+    first, later = {"id": "G0001", "drop_rule": "deictic"}, {"id": "G0002", "drop_rule": "vague"}
+    paths["out"].write_text(json.dumps({"id": "G0001"}) + "\n", encoding="utf-8")
+    paths["dropped"].write_text("".join(json.dumps(r) + "\n" for r in (first, later, later | {"drop_rule": "deictic"})), encoding="utf-8")
+    gq.compact(paths)  # G0001 was kept on a retry; G0002's last result stands
+    assert [json.loads(x) for x in paths["dropped"].read_text(encoding="utf-8").splitlines()] == [later | {"drop_rule": "deictic"}]
+
+
 def test_content_overlap_counts_stemmed_content_words() -> None:
     assert content_overlap("retention mechanisms for language models?", ABSTRACT) == 1.0
     assert content_overlap("pictures of cats?", ABSTRACT) == 0.0
