@@ -174,13 +174,13 @@ def generate_one(gen: Generator, a: Abstract, texts: list[str], vocab: Vocab, pa
     """Generations for one abstract up to ``max_attempts`` in all: the first kept item, or the last
     rejected one. ``rejected``: the rules that rejected earlier attempts (a resumed item goes on
     from attempt ``len(rejected)``); ``attempt_rules`` lists the rule of each rejected attempt."""
-    rejected = list(rejected or [])
+    rejected, style = list(rejected or []), style_of(a.index, pass_no)
     item: dict[str, Any] = {}
     reason: str | None = None
     for attempt in range(len(rejected), max_attempts):
-        parsed, raw = gen(a, style_of(a.index, pass_no), attempt)
+        parsed, raw = gen(a, style, attempt)
         if parsed is None:
-            item, reason = {"id": item_id(a.index, pass_no), "style": style_of(a.index, pass_no), "raw": raw}, "bad_json"
+            item, reason = {"id": item_id(a.index, pass_no), "style": style, "raw": raw}, "bad_json"
         else:
             item, reason = make_item(a, parsed, texts, vocab, pass_no)
         item["attempt_rules"] = list(rejected)
