@@ -116,15 +116,15 @@ class DecisionSettings(BaseModel):
     """Answer, caveat or refuse (assistant/decision.py). Fitted by ``python -m evals.fit decision``
     (logistic fit on leave-one-out data, thresholds by 5-fold CV; evals/fits/decision.json)."""
 
-    bias: float = -4.455  # fit: evals/fits/decision.json
-    w_dense: float = 0.066  # fit: evals/fits/decision.json
-    w_lexical: float = 1.243  # fit: evals/fits/decision.json
-    w_sentence_dense: float = 2.83  # fit: evals/fits/decision.json
-    w_sentence_lexical: float = 1.59  # fit: evals/fits/decision.json
-    w_dense_margin: float = 0.702  # fit: evals/fits/decision.json
-    w_read_lexical: float = 1.296  # fit: evals/fits/decision.json
-    refuse_below: float = 0.0595  # policy: <= 1% of the answerable questions of each type refused on the training folds (evals/fits/decision.json)
-    caveat_below: float = 0.2478  # policy: <= 10% of answerable questions hedged on the training folds (same file)
+    bias: float = -4.413  # fit: evals/fits/decision.json
+    w_dense: float = -0.058  # fit: evals/fits/decision.json
+    w_lexical: float = 1.066  # fit: evals/fits/decision.json
+    w_sentence_dense: float = 3.0  # fit: evals/fits/decision.json
+    w_sentence_lexical: float = 1.849  # fit: evals/fits/decision.json
+    w_dense_margin: float = 0.653  # fit: evals/fits/decision.json
+    w_read_lexical: float = 1.188  # fit: evals/fits/decision.json
+    refuse_below: float = 0.0731  # policy: <= 1% of the answerable questions of each type refused on the training folds (evals/fits/decision.json)
+    caveat_below: float = 0.2491  # policy: <= 10% of answerable questions hedged on the training folds (same file)
 
     def weights(self) -> dict[str, float]:
         return {"dense": self.w_dense, "lexical": self.w_lexical, "sentence_dense": self.w_sentence_dense,
