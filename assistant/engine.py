@@ -31,6 +31,7 @@ from assistant.types import Evidence as EvidenceSpan
 REFUSAL_TEXT = "The collection does not answer this question."
 EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
 MODEL_REFUSAL = "NOT IN SOURCES"
+DECLINED_REASON = "the model declined (no direct answer in the sources); the closest statements are quoted, saying so"
 Hits = list[tuple[StoredDoc, float]]
 
 
@@ -205,7 +206,7 @@ class AnswerEngine:
         answer = self._extractive(base, turn, model_declined=True)
         answer.fallback_from = turn.backend
         answer.backend = f"{turn.backend}→extractive"  # the text is extracted, as in every fallback
-        answer.fallback_reason = "the model declined (no direct answer in the sources); the closest statements are quoted, saying so"
+        answer.fallback_reason = DECLINED_REASON
         return self._finish(answer, turn)
 
     def _fallback(self, base: Answer, turn: Turn, reason: str) -> Answer:

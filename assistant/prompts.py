@@ -57,24 +57,30 @@ def as_data(text: str) -> str:
     return " ".join(text.split())
 
 
-def prompt_budget(model: Any, max_answer_tokens: int, cfg: PromptsSection = _DEFAULTS) -> int:
-    window = int(getattr(model, "context_window", 4096)) - max_answer_tokens - 64
+def prompt_budget(model: Any, max_answer_tokens: int, system: str, cfg: PromptsSection = _DEFAULTS) -> int:
+    """Tokens for the user message (sources and question): the backend's budget, within what the
+    model's context window leaves after the system prompt and the answer."""
+    window = int(getattr(model, "context_window", 4096)) - max_answer_tokens - 64 - count_tokens(system)
     return max(200, min(window, cfg.budget(getattr(model, "name", ""))))
 
 
-def system_prompt(backend: str) -> str:
+def system_prompt(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
     """The fixed system message of every answer for ``backend``: the local backend reads it once at
-    warm-up (assistant.backends.local.warm) and keeps its KV cached, so it must not vary per question."""
-    return load_prompt("answer_system")
+    warm-up (assistant.backends.local.warm) and keeps its KV cached, so it must not vary per question.
+    Backends in ``cfg.examples_for`` also get the worked examples of prompts/answer_examples.txt."""
+    text = load_prompt("answer_system")
+    if backend in cfg.examples_for:
+        text += "\n\n" + load_prompt("answer_examples")
+    return text
 
 
 def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer_tokens: int,
                    cfg: PromptsSection = _DEFAULTS) -> tuple[list[dict[str, str]], list[int]]:
     """System and user messages holding the best evidence sentences of the relevant sources, packed
     into the prompt budget; also the hit index of each source number shown ([1] -> shown[0])."""
-    system = system_prompt(getattr(model, "name", ""))
+    system = system_prompt(getattr(model, "name", ""), cfg)
     question = as_data(evidence.question)
-    budget = prompt_budget(model, max_answer_tokens, cfg) - count_tokens(system)
+    budget = prompt_budget(model, max_answer_tokens, system, cfg)
     budget -= count_tokens(render("answer_user", sources="", question=question))
     best: dict[int, float] = {}
     for s in evidence.sentences:

@@ -71,13 +71,25 @@ class StoreSection(BaseModel):
 class PromptsSection(BaseModel):
     """Packing evidence into the LLM prompt (assistant/prompts.py)."""
 
-    # Prompt tokens by backend; 3000 keeps an OpenAI prompt cheap, any model also keeps within its
-    # context. Local: the 1.5B model reads the uncached part of its prompt at ~87 tokens/s on 2 cores,
-    # so the budget is the first token. Measured on 24 generated questions (ASSISTANT_PROMPTS__BUDGETS=
-    # '{"local": N, "openai": 3000}' assistant eval --dataset generated --limit 24 --backend local, load ~3):
-    # N=700/400/300: key points 0.708/0.708/0.667, citation precision 0.688/0.688/0.646, model declines
-    # 8/4/4, first token p50 8.7/5.6/3.3 s. 400: the smallest budget that lost nothing.
-    budgets: dict[str, int] = Field(default_factory=lambda: {"local": 400, "openai": 3000})
+    # Tokens of the user message (sources + question) by backend; the system prompt is the same for
+    # every question (the local model reads it once, at warm-up). 3000 keeps an OpenAI prompt cheap;
+    # any model also keeps within its context. Local: the 1.5B model reads the uncached part of its
+    # prompt at 60-64 tokens/s on 2 idle cores, so the budget is the first token. Measured on 24
+    # generated questions, when the budget still counted the 144-token system prompt too
+    # (assistant eval --dataset generated --limit 24 --backend local, load ~3): total 700/400/300:
+    # key points 0.708/0.708/0.667, citation precision 0.688/0.688/0.646, model declines 8/4/4, first
+    # token p50 8.7/5.6/3.3 s. 400 was the smallest that lost nothing: 400 - 144 = 256 for the user message.
+    budgets: dict[str, int] = Field(default_factory=lambda: {"local": 256, "openai": 3000})
+    # Backends whose system prompt carries the worked example of prompts/answer_examples.txt (an
+    # invented paper: no evaluation or tuning abstract is shown to the model). None by default:
+    # measured on 40 generated questions with leave-one-out (assistant eval --dataset generated
+    # --limit 40 --backend local --loo, ASSISTANT_PROMPTS__EXAMPLES_FOR='["local"]' or '[]'), none /
+    # this example / it plus a NOT IN SOURCES example: key points 0.650 / 0.625 / 0.650, citation
+    # precision 0.731 / 0.718 / 0.705, sentences supported 0.923 / 0.978 / 0.978, model declines on
+    # answerable 5 / 4 / 8 of 40, leave-one-out refused or caveated 0.725 / 0.700 / 0.700; first
+    # token p50 3.8 / 3.9 / 3.9 s. Fewer unsupported sentences (the verifier drops those anyway),
+    # nothing the user sees gained, and 236 more system-prompt tokens to read at warm-up.
+    examples_for: list[str] = Field(default_factory=list)
     default_budget: int = 1500  # a backend with no budget above (sanity bound between the two)
     evidence_per_source: int = 3  # evidence sentences shown per abstract (sanity bound: abstracts run 5-10 sentences)
     source_floor: float = 0.6  # a source is shown when its best sentence reaches this share of the best one

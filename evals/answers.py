@@ -9,6 +9,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from assistant.engine import DECLINED_REASON
 from evals.data import Question
 from evals.metrics import key_point_coverage, mean, percentile
 
@@ -24,7 +25,8 @@ def answer_question(assistant: Any, q: Question, query: str, history: list[dict[
     if loo and q.gold and not q.previous:
         held = assistant.ask(q.text, backend=backend, k=k, exclude=set(q.gold))
         rec["loo"] = {"refused": held.refused, "caveated": bool(held.caveat) and not held.refused,
-                      "cited_gold": any(c.doc_id in docs and docs[c.doc_id].work_id in q.gold for c in held.citations)}
+                      "cited_gold": any(c.doc_id in docs and docs[c.doc_id].work_id in q.gold for c in held.citations),
+                      "model_declined": held.fallback_reason == DECLINED_REASON}
     return ans
 
 
@@ -93,6 +95,7 @@ def agg_answers(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "unanswerable_refused_or_caveated": rate(sum(1 for a in unanswerable if a["refused"] or a.get("caveated")), len(unanswerable)),
         "baseline_key_point_coverage": mean(r["baseline_key_points"] for r in rs if "baseline_key_points" in r),
         "fallbacks": sum(1 for a in ans if a.get("fallback_reason")),
+        "model_declined": sum(1 for a in ans if a.get("fallback_reason") == DECLINED_REASON),
     }
     stages = sorted({k for a in ans for k in a["timings"]})
     out["latency"] = {s: {"p50": percentile([a["timings"][s] for a in ans if s in a["timings"]], 50),
@@ -113,4 +116,5 @@ def agg_leave_one_out(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"n": len(held), "refused": rate(sum(h["refused"] for h in held), len(held)),
             "caveated": rate(sum(h["caveated"] for h in held), len(held)),
             "refused_or_caveated": rate(sum(h["refused"] or h["caveated"] for h in held), len(held)),
-            "answered_plainly": rate(sum(not (h["refused"] or h["caveated"]) for h in held), len(held))}
+            "answered_plainly": rate(sum(not (h["refused"] or h["caveated"]) for h in held), len(held)),
+            "model_declined": rate(sum(bool(h.get("model_declined")) for h in held), len(held))}

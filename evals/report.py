@@ -18,6 +18,7 @@ ANSWER_ROWS = (
     ("answerable_caveated_rate", "Answerable questions answered with a caveat"),
     ("unanswerable_refused_or_caveated", "Unanswerable refused or caveated"),
     ("baseline_key_point_coverage", "Key points of the naive baseline (2 closest sentences of its top abstract)"),
+    ("model_declined", "Model declined (NOT IN SOURCES: the evidence quoted under a caveat)"),
 )
 
 

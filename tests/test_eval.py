@@ -146,3 +146,22 @@ def test_smoke_subset_has_not_regressed_against_the_committed_baseline(corpus_di
     results = json.loads((out / "results.json").read_text())
     assert results["compare"]["regressions"] == [], results["compare"]
     assert rc == 0
+
+
+def test_leave_one_out_records_whether_the_model_declined(mock_model, corpus) -> None:  # type: ignore[no-untyped-def]
+    """A model decline is counted apart on both sides of leave-one-out: answered as asked, declined
+    with the gold abstract left out (the figure that calibrates the decline, issue 9)."""
+    from evals.answers import agg_answers, agg_leave_one_out, answer_question
+    from evals.data import Question
+
+    docs = corpus.retriever.docs()
+    ring = next(d for d in docs.values() if d.label == "Ring Attention")
+    q = Question(id="t1", text="What does Ring Attention distribute across devices?", type="lookup",
+                 gold={ring.work_id}, key_points=["multiple devices"])
+    mock_model.enqueue("Ring Attention distributes long sequences across multiple devices. [1]", "NOT IN SOURCES")
+    rec: dict = {}
+    answer_question(corpus, q, q.text, [], "mock", 5, docs, rec, loo=True)
+    assert rec["answer"]["backend"] == "mock" and rec["loo"]["model_declined"] is True
+    assert not rec["loo"]["refused"] and rec["loo"]["caveated"]  # a decline is heard: the quote is caveated
+    assert agg_leave_one_out([rec])["model_declined"] == 1.0
+    assert agg_answers([{**rec, "type": "lookup"}])["model_declined"] == 0

@@ -55,7 +55,7 @@ def test_sections_from_file_env_and_overrides(tmp_path: Path, monkeypatch: pytes
     assert s.prompts.history_turns == 2  # file
     assert s.prompts.source_floor == 0.4  # env beats file, per field
     assert s.store.batch == 500 and s.store.server_timeout_s == 5  # file and override merge
-    assert s.prompts.budget("local") == 400 and s.prompts.budget("mock") == s.prompts.default_budget
+    assert s.prompts.budget("local") == 256 and s.prompts.budget("mock") == s.prompts.default_budget
 
 
 def test_defaults_without_file() -> None:

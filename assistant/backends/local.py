@@ -230,7 +230,7 @@ class _Warmup:
             from assistant.prompts import system_prompt
 
             model = LocalChatModel(self.settings)
-            messages = [{"role": "system", "content": system_prompt(model.name)},
+            messages = [{"role": "system", "content": system_prompt(model.name, self.settings.prompts)},
                         {"role": "user", "content": WARM_QUESTION}]
             for _ in model.stream(messages, max_tokens=1):
                 pass
