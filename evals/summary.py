@@ -4,7 +4,9 @@ the pipeline (``python -m evals.summary evals/runs/<run> ...``; ``make eval`` pr
 Rows: Recall@5 / nDCG@10 of the naive baseline (BM25 + one vector per abstract, RRF) and of the
 hybrid pipeline; paraphrase Recall@5 and multi-paper Recall@10 where the split has them; answers
 (refused answerable, unanswerable refused or caveated, citation precision, key points, the
-baseline's key points) and leave-one-out outcomes.
+baseline's key points), leave-one-out outcomes, and for an LLM backend how often the model declined
+and its seconds to the first token and to the whole answer. A column is named by split and backend,
+so runs of one split with different backends (``--backend local|extractive|openai``) sit side by side.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ def rows(results: dict[str, Any]) -> dict[str, Any]:
         "citation precision": a.get("citation_precision"), "key points": a.get("key_point_coverage"),
         "baseline key points": a.get("baseline_key_point_coverage"),
         "leave-one-out refused or caveated": _get(results, "leave_one_out", "refused_or_caveated"),
+        "model declined (asks)": a.get("model_declined") if results.get("backend") not in (None, "extractive") else None,
+        "leave-one-out model declined": _get(results, "leave_one_out", "model_declined")
+        if results.get("backend") not in (None, "extractive") else None,
+        "first token p50 s": _get(a, "latency", "first_token", "p50"),
+        "answer p50 s": _get(a, "latency", "total", "p50"),
     })
     return out
 
@@ -50,7 +57,8 @@ def table(runs: list[Path]) -> str:
     for run in runs:
         p = run / "results.json" if run.is_dir() else run
         res = json.loads(p.read_text(encoding="utf-8"))
-        loaded.append((f"{res['dataset']}{'/' + res['split'] if res.get('kind') == 'beir' else ''}", rows(res)))
+        name = f"{res['dataset']}{'/' + res['split'] if res.get('kind') == 'beir' else ''}"
+        loaded.append((f"{name} ({res['backend']})" if res.get("backend") else name, rows(res)))
     keys = [k for k in loaded[0][1] if any(_present(r.get(k)) for _, r in loaded)] if loaded else []
     lines = ["| figure | " + " | ".join(name for name, _ in loaded) + " |", "|---" * (len(loaded) + 1) + "|"]
     for k in keys:

@@ -69,7 +69,7 @@ def test_summary_tables_a_run_beside_the_baseline(index_copy: Path, tmp_path: Pa
     assert run.returncode == 0, run.stderr[-3000:]
     res = _run_module("evals.summary", str(tmp_path / "run"))
     assert res.returncode == 0, res.stderr[-3000:]
-    assert "| baseline R@5 |" in res.stdout and "| hybrid R@5 |" in res.stdout and "| dev |" in res.stdout
+    assert "| baseline R@5 |" in res.stdout and "| hybrid R@5 |" in res.stdout and "| dev (extractive) |" in res.stdout
 
 
 @pytest.mark.slow

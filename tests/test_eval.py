@@ -165,3 +165,24 @@ def test_leave_one_out_records_whether_the_model_declined(mock_model, corpus) ->
     assert not rec["loo"]["refused"] and rec["loo"]["caveated"]  # a decline is heard: the quote is caveated
     assert agg_leave_one_out([rec])["model_declined"] == 1.0
     assert agg_answers([{**rec, "type": "lookup"}])["model_declined"] == 0
+
+
+def test_summary_puts_backends_of_one_split_side_by_side(tmp_path: Path) -> None:
+    from evals import summary
+
+    def run(backend: str, declined: int, first_token: float | None) -> Path:
+        latency = {"total": {"p50": 4.0}, **({"first_token": {"p50": first_token}} if first_token else {})}
+        res = {"dataset": "locked", "split": "all", "kind": "dev", "backend": backend, "n_questions": 3,
+               "retrieval": {"hybrid": {"all": {"recall@5": 0.5}, "by_type": {}}},
+               "answers": {"all": {"key_point_coverage": 0.25, "model_declined": declined, "latency": latency}},
+               "leave_one_out": {"refused_or_caveated": 0.5, "model_declined": 0.5 if declined else 0.0}}
+        path = tmp_path / backend
+        path.mkdir()
+        (path / "results.json").write_text(json.dumps(res), encoding="utf-8")
+        return path
+
+    text = summary.table([run("extractive", 0, None), run("local", 2, 3.5)])
+    lines = {line.split(" | ")[0].strip("| "): line for line in text.splitlines()}
+    assert "locked (extractive)" in text and "locked (local)" in text
+    assert lines["model declined (asks)"].endswith("| – | 2 |")  # an extractive run has no model to decline
+    assert lines["first token p50 s"].endswith("| – | 3.500 |") and "0.250 | 0.250" in lines["key points"]
