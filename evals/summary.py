@@ -32,6 +32,7 @@ def rows(results: dict[str, Any]) -> dict[str, Any]:
     r = results.get("retrieval", {})
     a = _get(results, "answers", "all") or {}
     out: dict[str, Any] = {"questions": results.get("n_questions")}
+    llm = results.get("backend") not in (None, "extractive")  # a model that can decline
     for system in ("baseline", "hybrid"):
         out[f"{system} R@5"] = _get(r, system, "all", "recall@5")
         out[f"{system} nDCG@10"] = _get(r, system, "all", "ndcg@10")
@@ -43,9 +44,8 @@ def rows(results: dict[str, Any]) -> dict[str, Any]:
         "citation precision": a.get("citation_precision"), "key points": a.get("key_point_coverage"),
         "baseline key points": a.get("baseline_key_point_coverage"),
         "leave-one-out refused or caveated": _get(results, "leave_one_out", "refused_or_caveated"),
-        "model declined (asks)": a.get("model_declined") if results.get("backend") not in (None, "extractive") else None,
-        "leave-one-out model declined": _get(results, "leave_one_out", "model_declined")
-        if results.get("backend") not in (None, "extractive") else None,
+        "model declined (asks)": a.get("model_declined") if llm else None,
+        "leave-one-out model declined": _get(results, "leave_one_out", "model_declined") if llm else None,
         "first token p50 s": _get(a, "latency", "first_token", "p50"),
         "answer p50 s": _get(a, "latency", "total", "p50"),
     })
