@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import MockChatModel
 
+from assistant import Assistant
 from evals import harness
 from evals.metrics import (
     key_point_coverage,
@@ -148,7 +151,7 @@ def test_smoke_subset_has_not_regressed_against_the_committed_baseline(corpus_di
     assert rc == 0
 
 
-def test_leave_one_out_records_whether_the_model_declined(mock_model, corpus) -> None:  # type: ignore[no-untyped-def]
+def test_leave_one_out_records_whether_the_model_declined(mock_model: MockChatModel, corpus: Assistant) -> None:
     """A model decline is counted apart on both sides of leave-one-out: answered as asked, declined
     with the gold abstract left out (the figure that calibrates the decline, issue 9)."""
     from evals.answers import agg_answers, agg_leave_one_out, answer_question
@@ -159,7 +162,7 @@ def test_leave_one_out_records_whether_the_model_declined(mock_model, corpus) ->
     q = Question(id="t1", text="What does Ring Attention distribute across devices?", type="lookup",
                  gold={ring.work_id}, key_points=["multiple devices"])
     mock_model.enqueue("Ring Attention distributes long sequences across multiple devices. [1]", "NOT IN SOURCES")
-    rec: dict = {}
+    rec: dict[str, Any] = {}
     answer_question(corpus, q, q.text, [], "mock", 5, docs, rec, loo=True)
     assert rec["answer"]["backend"] == "mock" and rec["loo"]["model_declined"] is True
     assert not rec["loo"]["refused"] and rec["loo"]["caveated"]  # a decline is heard: the quote is caveated

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from assistant.prompts import load_prompt, system_prompt
-from assistant.settings import DEFAULT_CORPUS, PROMPTS_DIR, PromptsSection
+from assistant.settings import DEFAULT_CORPUS, PromptsSection
 from evals.data import DATASETS_DIR
 
 
@@ -28,7 +28,7 @@ def test_example_papers_are_invented_not_taken_from_the_corpus_or_any_question_s
 
 
 def test_examples_use_the_source_format_and_cite_every_sentence() -> None:
-    examples = (PROMPTS_DIR / "answer_examples.txt").read_text(encoding="utf-8")
+    examples = load_prompt("answer_examples")
     assert examples.count("<source id=") == examples.count("</source>") > 0
     answers = re.findall(r"^Answer: (.+)$", examples, flags=re.M)
     assert answers
