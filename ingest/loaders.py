@@ -1,5 +1,7 @@
-"""Loaders: seed text files, JSONL/JSON, CSV/TSV and BEIR folders -> Records (and Problems, with
-file:line).
+"""Loaders: seed text files, JSONL/JSON, CSV/TSV, BEIR folders and reference exports (BibTeX, RIS,
+CSL-JSON, arXiv snapshot, OpenAlex, Semantic Scholar: ingest/bibtex.py, ris.py, papers.py) ->
+Records (and Problems, with file:line). BibTeX and RIS are recognised by content too (a .txt
+export), the JSON sources by their fields.
 
 Every loader keeps going after a bad record: good records in the same file are still returned.
 Each record's text is checked (length, looks like prose) and cleaned of control characters here,
@@ -18,9 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from assistant.text import CONTROL, NO_SPACE_SCRIPT
+from ingest import papers
+from ingest.bibtex import looks_like_bibtex, read_bibtex
 from ingest.decode import decode, split_lines
 from ingest.jsonio import iter_json, wrapped_lists
+from ingest.metadata import Paper, clean_metadata
 from ingest.records import Problem, Record
+from ingest.ris import looks_like_ris, read_ris
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 MIN_WORDS = 8
@@ -29,7 +35,7 @@ MIN_LETTER_SHARE = 0.5  # of non-space characters; prose is ~80 %, binary junk d
 MAX_META_CHARS = 4_000
 MAX_CSV_RESTARTS = 100  # re-parses after unclosed quotes; each is O(rest of file)
 HEADER_LINES = {"daily papers"}
-SUPPORTED = {".txt", ".md", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"}
+SUPPORTED = {".txt", ".md", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".bib", ".bibtex", ".ris"}
 
 TEXT_KEYS = ("abstract", "text", "summary", "body", "content", "paperabstract")
 ID_KEYS = ("id", "_id", "doc_id", "paper_id", "arxiv_id", "corpus_id", "doi")
@@ -79,6 +85,10 @@ def load_file(path: Path) -> tuple[list[Record], list[Problem]]:
         records, more = _load_json(text, name)
     elif suffix in (".csv", ".tsv"):
         records, more = _load_csv(text, name, "\t" if suffix == ".tsv" else ",")
+    elif suffix == ".ris" or (suffix not in (".bib", ".bibtex") and looks_like_ris(text)):
+        records, more = _from_papers(*read_ris(text, name), name, "RIS")
+    elif suffix in (".bib", ".bibtex") or looks_like_bibtex(text):
+        records, more = _from_papers(*read_bibtex(text, name), name, "BibTeX")
     else:
         records, more = _load_paragraphs(text, name)
     problems += more
@@ -86,6 +96,33 @@ def load_file(path: Path) -> tuple[list[Record], list[Problem]]:
         blank = not text.strip()
         problems.append(Problem(name, 0, "no abstracts found" + (" (the file holds only whitespace)" if blank else "")))
     return records, problems
+
+
+def _from_papers(found: list[Paper], problems: list[Problem], name: str, fmt: str) -> tuple[list[Record], list[Problem]]:
+    """Records of the entries that hold an abstract; the others reported by key and line."""
+    records: list[Record] = []
+    for paper in found:
+        rec, more = _paper_record(paper, name, fmt)
+        problems.extend(more)
+        if rec is not None:
+            records.append(rec)
+    problems.sort(key=lambda p: p.line)
+    return records, problems
+
+
+def _paper_record(paper: Paper, name: str, fmt: str) -> tuple[Record | None, list[Problem]]:
+    if paper.text is None:
+        return None, [Problem(name, paper.line, f"{fmt} {paper.where()} has no abstract: not stored")]
+    clean, problems = check_text(paper.text, name, paper.line)
+    if clean is None:
+        return None, [Problem(p.path, p.line, f"{fmt} {paper.where()}: {p.reason}", p.warning) for p in problems]
+    title = CONTROL.sub(" ", paper.title)
+    meta: dict[str, Any] = {}
+    for key, value in paper.metadata.items():  # the raw BibTeX entry is kept whole, however long
+        stored = value if key == "bibtex" else _meta_value(value)
+        if stored is not None:
+            meta[key] = stored
+    return Record(text=clean, path=name, line=paper.line, title=title, external_id=paper.external_id, metadata=meta), problems
 
 
 def count_words(text: str) -> int:
@@ -219,9 +256,8 @@ def _to_record(row: dict[str, Any], name: str, line: int) -> tuple[Record | None
     for k, v in row.items():
         if k in (text_key, id_key, title_key) or v is None or v == "":
             continue
-        value = _meta_value(v)
-        if value is not None:
-            meta[_meta_key(k)] = value
+        meta[_meta_key(k)] = v
+    meta = {k: value for k, v in clean_metadata(meta).items() if (value := _meta_value(v)) is not None}
     title_text = CONTROL.sub(" ", " ".join(_scalar(title).split()))
     return Record(text=clean, path=name, line=line, title=title_text, external_id=_scalar(ext_id), metadata=meta), problems
 
@@ -236,6 +272,11 @@ def _load_json(text: str, name: str) -> tuple[list[Record], list[Problem]]:
                 problems.append(Problem(name, line, reason))
             elif not isinstance(row, dict):
                 problems.append(Problem(name, line, f"expected a JSON object, got {type(row).__name__}"))
+            elif (paper := papers.from_json(row, line)) is not None:
+                rec, found = _paper_record(paper, name, "JSON")
+                problems.extend(found)
+                if rec is not None:
+                    records.append(rec)
             elif top and _pick(row, TEXT_KEYS)[0] is None and (inner := list(wrapped_lists(row, text, line))):
                 take(iter(inner), top=False)  # {"papers": [...]}
             else:
