@@ -10,6 +10,14 @@ Two signals, both argued from what a question is, not from any question set:
   with its gold abstract in the index (answerable) and once with it removed (the collection no
   longer answers it). The refusal threshold is chosen by cross-validation to keep refusals of
   answerable questions rare (a refusal of a plainly answerable question is the worst outcome).
+- **Answer evidence**: whether a sentence of the best abstract answers rather than the abstract
+  merely sharing the topic. Abstracts are written as context, then contribution, then results, so
+  the question's terms gather in the one sentence that answers it; when an abstract is only on the
+  topic (the answering work is missing), its matches scatter over several sentences and its best
+  sentence does not stand out from the next abstract's. ``sentence_share``: the best sentence's
+  term share over the whole abstract's; ``sentence_margin``: the best sentence's score minus the
+  best sentence of the other abstracts read. Both are fitted with the rest; a right abstract with
+  an answering sentence is then not hedged for a weak lexical match of the abstract as a whole.
 - **Grounding** (``assistant.grounding``): names and numbers of the question that no retrieved
   abstract mentions. The topic may be covered, but not the thing asked about: the answer then
   says so first ("None of the abstracts mentions FlashAttention-3.") and gives what the closest
@@ -46,23 +54,45 @@ def _dense(doc_id: str, lists: dict[str, list[tuple[str, float]]]) -> float:
     return max(dense, default=0.0)
 
 
+def sentence_value(s: Any) -> float:
+    """A sentence's evidence score for the decision: term share and cosine in equal shares (sanity:
+    neither signal is privileged here; the logistic weights do the weighing)."""
+    return 0.5 * s.lexical + 0.5 * s.dense
+
+
 def features(hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], top_lexical: float,
-             top_sentences: list[Any], read_lexical: float = 0.0) -> dict[str, float]:
+             top_sentences: list[Any], read_lexical: float = 0.0,
+             other_sentences: list[Any] | None = None) -> dict[str, float]:
     """The relevance features of the top abstract (see the module docstring). ``dense_margin``:
     how far the top abstract stands out from the next one (an answering abstract usually does;
     when the answer is missing, several neighbours tie). ``read_lexical``: the IDF-weighted share
     of the question's terms found in any abstract read for evidence (a detail asked about that
-    none of them mentions lowers it)."""
+    none of them mentions lowers it). ``other_sentences``: the sentences of the other abstracts
+    read, for ``sentence_margin`` (none: the margin is the best sentence's own score)."""
     top = _dense(hit_ids[0], lists)
     second = _dense(hit_ids[1], lists) if len(hit_ids) > 1 else 0.0
+    best_lex = max((s.lexical for s in top_sentences), default=0.0)
+    best = max((sentence_value(s) for s in top_sentences), default=0.0)
+    rival = max((sentence_value(s) for s in other_sentences or []), default=0.0)
     return {
         "dense": top,
         "dense_margin": top - second,
         "read_lexical": read_lexical,
         "lexical": top_lexical,
         "sentence_dense": max((s.dense for s in top_sentences), default=0.0),
-        "sentence_lexical": max((s.lexical for s in top_sentences), default=0.0),
+        "sentence_lexical": best_lex,
+        "sentence_share": best_lex / top_lexical if top_lexical > 0 else 0.0,
+        "sentence_margin": best - rival,
     }
+
+
+def features_of(j: int, hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], lexical: float,
+                evidence: Any, read_lexical: float) -> dict[str, float]:
+    """The features of abstract ``j`` as if it were the one found first (``j = 0``: the decision's
+    own features): its vectors against the best other abstract, its sentences against the others'."""
+    order = [hit_ids[j], *(h for i, h in enumerate(hit_ids) if i != j)]
+    return features(order, lists, lexical, evidence.of_doc(j), read_lexical,
+                    [s for s in evidence.sentences if s.doc_index != j])
 
 
 def relevance(feats: dict[str, float], weights: dict[str, float], bias: float) -> float:

@@ -17,7 +17,7 @@ from assistant import decision as decision_mod
 from assistant.citations import Verifier
 from assistant.conversation import evidence_question, standalone_question
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
-from assistant.extractive import choose, draft
+from assistant.extractive import choose, draft, unstated
 from assistant.grounding import missing_names
 from assistant.hits import to_hit
 from assistant.prompts import build_messages, condense_messages, count_tokens
@@ -52,6 +52,7 @@ class Turn:
     asked: str = ""  # what evidence is scored against
     evidence: Evidence | None = None
     decision: decision_mod.Decision | None = None
+    answers: list[bool] = field(default_factory=list)  # each abstract read passes the answer bar on its own
 
 
 class AnswerEngine:
@@ -122,18 +123,23 @@ class AnswerEngine:
         idf = self.idf()
         turn.evidence = score_evidence(turn.asked, [d.original for d, _ in read], self.cache, idf)
         q_terms = terms(turn.asked)
-        read_terms = {t for d, _ in read for t in terms(d.text)}
-        feats = decision_mod.features([d.doc_id for d, _ in turn.hits], turn.lists,
-                                      coverage(q_terms, set(terms(turn.hits[0][0].text)), idf),
-                                      turn.evidence.of_doc(0), coverage(q_terms, read_terms, idf))
+        read_lexical = coverage(q_terms, {t for d, _ in read for t in terms(d.text)}, idf)
+        lexical = [coverage(q_terms, set(terms(d.text)), idf) for d, _ in read]
+        ids = [d.doc_id for d, _ in turn.hits]
+        feats = decision_mod.features_of(0, ids, turn.lists, lexical[0], turn.evidence, read_lexical)
         missing = missing_names(turn.question, [d.original for d, _ in turn.hits])
-        turn.decision = decision_mod.decide(feats, missing, self.settings.decision)
+        cfg = self.settings.decision
+        turn.decision = decision_mod.decide(feats, missing, cfg)
+        # the bar a further abstract must pass to be cited: its own evidence would be answered
+        turn.answers = [turn.decision.relevance >= cfg.caveat_below] + [
+            decision_mod.relevance(decision_mod.features_of(j, ids, turn.lists, lexical[j], turn.evidence, read_lexical),
+                                   cfg.weights(), cfg.bias) >= cfg.caveat_below for j in range(1, len(read))]
         turn.timings["evidence"] = time.perf_counter() - t
 
     # --- outcomes -------------------------------------------------------------------------------
     def _extractive(self, base: Answer, turn: Turn, model_declined: bool = False) -> Answer:
         assert turn.evidence is not None
-        chosen = choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer)
+        chosen = choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer, turn.answers or None)
         # the sentences come from the abstracts read for evidence: verify against those only
         # (each further abstract would cost its sentence vectors, ~0.1 s a sentence on 2 busy cores)
         answer = self._verified(base, turn.hits[: len(turn.evidence.texts)], draft(chosen))
@@ -143,7 +149,8 @@ class AnswerEngine:
         d = turn.decision
         if d is None or (d.outcome != "caveat" and not model_declined) or not answer.citations:
             return answer
-        answer.caveat = caveat_text(d.missing, model_declined)
+        gaps = [] if d.missing or model_declined else unstated(turn.asked, " ".join(s.text for s in answer.sentences if s.supported), self.idf())
+        answer.caveat = caveat_text(d.missing, model_declined, gaps)
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
 
@@ -250,11 +257,15 @@ class AnswerEngine:
         return answer
 
 
-def caveat_text(missing: list[str], model_declined: bool = False) -> str:
+def caveat_text(missing: list[str], model_declined: bool = False, unstated: list[str] | None = None) -> str:
+    """What the caveat says: the names no source mentions; else that the model found no direct
+    answer; else, where it can, the question's words the closest statements leave unstated."""
     if missing:
         return f"None of the abstracts found mentions {_join(missing)}; the closest ones state:"
     if model_declined:
         return "The model found no direct answer in the abstracts; the closest statements are:"
+    if unstated:
+        return f"The abstracts found may not answer this directly: the closest statements below do not mention {_join(unstated)}."
     return "The abstracts found may not answer this directly; the closest statements are:"
 
 

@@ -2,45 +2,100 @@
 with its citation. No LLM; also the fallback when a model fails.
 
 A sentence's value is its evidence score (term overlap and cosine with the question) plus a
-prior for how well its abstract was retrieved. The best abstract gives up to
-``top_doc_sentences`` sentences; another abstract gives one when its best sentence comes close
-to the best overall (``other_doc_share``): several works are cited only when several answer.
+prior for how well its abstract was retrieved. Composition follows how an abstract is written —
+context first ("In recent years, ...", "X has become ..."), then "we propose / we show", then
+results:
+
+- **Lead with the answer.** The sentence of highest value leads, except background: the sentence
+  that opens its abstract and holds none of the question's content terms. Its closeness to the
+  question is the topic's (it sets the scene every paper of the field shares), not an answer, so
+  it never leads and is not taken as support either (unless it is all the evidence there is).
+- **Then its support**: up to ``top_doc_sentences - 1`` further sentences of the same abstract,
+  in reading order.
+- **A further abstract is cited only where it answers itself**: its own evidence passes the
+  answer bar of the decision (``answers[i]``, computed by the engine with the fitted decision:
+  the abstract's features as if it were the only one found) and its best sentence comes close to
+  the lead (``other_doc_share``). One source or several follows from the evidence, never a fixed
+  count; a neighbour that only shares the topic is not cited as filler.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
-from assistant.evidence import Evidence, Sentence
+from assistant.evidence import Evidence, Sentence, terms
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 
-def choose(evidence: Evidence, hit_scores: list[float], cfg: Any) -> list[Sentence]:
-    """The sentences to answer with, in reading order (best abstract first). ``cfg`` is
-    ``settings.answer``."""
+def background(evidence: Evidence) -> set[int]:
+    """Indices (into ``evidence.sentences``) of background sentences: each abstract's opening
+    sentence when it holds none of the question's content terms (see the module docstring)."""
+    first: dict[int, int] = {}
+    for j, s in enumerate(evidence.sentences):
+        if s.doc_index not in first or s.start < evidence.sentences[first[s.doc_index]].start:
+            first[s.doc_index] = j
+    return {j for j in first.values() if evidence.sentences[j].lexical == 0.0}
+
+
+def choose(evidence: Evidence, hit_scores: list[float], cfg: Any, answers: list[bool] | None = None) -> list[Sentence]:
+    """The sentences to answer with: the answering sentence first, then its support from the same
+    abstract (reading order), then one sentence of each further abstract that answers itself.
+    ``cfg`` is ``settings.answer``; ``answers[i]``: abstract i passes the answer bar on its own
+    (None: only the ``other_doc_share`` rule decides, as before the bar existed)."""
     if not evidence.sentences:
         return []
     best_hit = max(hit_scores, default=0.0) or 1.0
+    scene = background(evidence)
 
-    def value(s: Sentence) -> float:
+    def value(j: int) -> float:
+        s = evidence.sentences[j]
         return s.score(cfg.lexical_weight) + cfg.retrieval_prior * hit_scores[s.doc_index] / best_hit
 
-    ranked = sorted(evidence.sentences, key=lambda s: -value(s))
-    top, first = value(ranked[0]), ranked[0].doc_index
-    chosen: list[Sentence] = []
-    per_doc: dict[int, int] = {}
-    for s in ranked:
-        if len(chosen) >= cfg.max_sentences:
-            break
-        own = s.doc_index == first
-        cap = cfg.top_doc_sentences if own else 1
-        if per_doc.get(s.doc_index, 0) >= cap or (not own and value(s) < top * cfg.other_doc_share):
+    ranked = sorted(range(len(evidence.sentences)), key=lambda j: (j in scene, -value(j)))
+    lead = ranked[0]
+    top, first = value(lead), evidence.sentences[lead].doc_index
+    support: list[int] = []
+    others: list[int] = []
+    seen_docs = {first}
+    for j in ranked[1:]:
+        s = evidence.sentences[j]
+        if j in scene or 1 + len(support) + len(others) >= cfg.max_sentences:
             continue
-        per_doc[s.doc_index] = per_doc.get(s.doc_index, 0) + 1
-        chosen.append(s)
-    chosen.sort(key=lambda s: (s.doc_index != first, s.doc_index, s.start))
-    return chosen
+        if s.doc_index == first:
+            if len(support) < cfg.top_doc_sentences - 1:
+                support.append(j)
+        elif s.doc_index not in seen_docs and value(j) >= top * cfg.other_doc_share and (
+                answers is None or (s.doc_index < len(answers) and answers[s.doc_index])):
+            seen_docs.add(s.doc_index)
+            others.append(j)
+    support.sort(key=lambda j: evidence.sentences[j].start)
+    others.sort(key=lambda j: evidence.sentences[j].doc_index)
+    return [evidence.sentences[j] for j in [lead, *support, *others]]
 
 
 def draft(chosen: list[Sentence]) -> str:
     """The answer text before verification: each sentence with its source number."""
     return " ".join(f"{s.text} [{s.doc_index + 1}]" for s in chosen)
+
+
+def unstated(question: str, answer_text: str, idf: Any, n: int = 3) -> list[str]:
+    """The question's words (as written) whose terms no sentence of the answer holds, the ``n``
+    rarest in the collection (the most specific), in question order: what a caveat names as not
+    stated. A word no abstract of the collection uses is the asker's own wording, not a gap the
+    sources leave, so it is not named; common words are stop words already (``terms``).
+    ``idf``: ``assistant.evidence.Idf``."""
+    said = set(terms(answer_text))
+    unused = math.log((idf.n + 1) / 0.5)  # the IDF of a term in no abstract
+    found: dict[str, tuple[float, int, str]] = {}
+    for pos, m in enumerate(_WORD.finditer(question)):
+        stems = terms(m.group(0))
+        if not stems or any(t in said for t in stems) or stems[0] in found:
+            continue
+        weight = max(idf(t) for t in stems)
+        if weight < unused - 1e-9:
+            found[stems[0]] = (weight, pos, m.group(0))
+    rarest = sorted(found.values(), key=lambda v: -v[0])[:n]
+    return [w for _, _, w in sorted(rarest, key=lambda v: v[1])]
