@@ -7,6 +7,12 @@ that does not support its sentence (below ``SUPPORT_THRESHOLD``, or far below th
 supports it best) is replaced by the best supporting source; a sentence no source supports is
 dropped from the text (kept in ``sentences`` with ``supported=False``). Citations are then
 renumbered [1], [2], ... in order of first use.
+
+Support in words is not support of the claim as said: with ``verify.attribution`` on (the
+default) a source also has to say it *of the same things* (``assistant.attribution``: the names
+the claim states are mentioned, its subject is the sentence's, its numbers are the sentence's,
+its comparison keeps its direction). A cited source that fails is re-pointed to the best source
+that passes, else the sentence is dropped; ``AnswerSentence.reason`` says why.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant import attribution
 from assistant.evidence import Idf, SentenceCache, coverage, embed, terms
 from assistant.prompts import INSTRUCTION_LIKE
 from assistant.text import split_sentences
@@ -25,7 +32,6 @@ from assistant.types import AnswerSentence, Evidence
 _MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _MARK_ANY = re.compile(r"\s*\[(?:\d+(?:\s*[,;–-]\s*\d+)*)\]")
 _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
-
 
 
 @dataclass
@@ -79,12 +85,14 @@ def fresh_dim(vectors: dict[str, np.ndarray]) -> int | None:
 
 
 class Verifier:
-    def __init__(self, sources: list[str], cache: SentenceCache, idf: Idf, cfg: Any = None) -> None:
+    def __init__(self, sources: list[str], cache: SentenceCache, idf: Idf, cfg: Any = None,
+                 labels: list[str] | None = None) -> None:
         from assistant.settings import VerifySettings
 
         self.cfg = cfg or VerifySettings()
         self.cache = cache
         self.idf = idf
+        self.labels = labels
         self.sources = []
         for text, (spans, vecs) in zip(sources, cache.get(sources), strict=True):
             self.sources.append(SourceText(text, spans, vecs, [set(terms(text[a:b])) for a, b in spans]))
@@ -102,18 +110,78 @@ class Verifier:
             out[i] = self._known[k] if k in self._known else fresh[c]
         return out
 
-    def support(self, claim: str, claim_vec: np.ndarray, index: int) -> tuple[float, int]:
-        """Best support score of source ``index`` for ``claim`` and the sentence that gives it."""
+    def ranked(self, claim: str, claim_vec: np.ndarray, index: int) -> list[tuple[float, int]]:
+        """Support of each sentence of source ``index`` for ``claim``, best first."""
         src = self.sources[index]
-        if not src.sentences:
-            return 0.0, -1
         claim_terms = terms(claim)
-        dense = src.vectors @ claim_vec
+        dense = src.vectors @ claim_vec if src.sentences else []
         scores = [0.0 if INSTRUCTION_LIKE.search(src.text[a:b]) else  # text addressing the model supports nothing
                   self.cfg.lexical_weight * coverage(claim_terms, st, self.idf) + (1 - self.cfg.lexical_weight) * float(d)
                   for (a, b), st, d in zip(src.sentences, src.terms, dense, strict=True)]
-        j = int(np.argmax(scores))
-        return scores[j], j
+        return sorted(((sc, j) for j, sc in enumerate(scores)), key=lambda x: -x[0])
+
+    def support(self, claim: str, claim_vec: np.ndarray, index: int) -> tuple[float, int]:
+        """Best support score of source ``index`` for ``claim`` and the sentence that gives it."""
+        best = self.ranked(claim, claim_vec, index)
+        return best[0] if best else (0.0, -1)
+
+    def _name(self, i: int) -> str:
+        return f"[{i + 1}] ({self.labels[i]})" if self.labels and i < len(self.labels) else f"[{i + 1}]"
+
+    def _attribution(self, claim: str, i: int, ranked: list[tuple[float, int]]) -> tuple[str | None, int]:
+        """Why source ``i`` does not state the claim of the same things (None: it does), and the
+        sentence shown as its evidence. Its supporting sentences: the best one and the next
+        ``attribution_sentences - 1`` at or above the threshold (a claim may join two of them)."""
+        if not ranked:
+            return "it has no sentences", -1
+        src = self.sources[i]
+        top = [j for n, (sc, j) in enumerate(ranked[: self.cfg.attribution_sentences])
+               if n == 0 or sc >= self.cfg.support_threshold]
+        texts = [src.text[a:b] for a, b in (src.sentences[j] for j in top)]
+        why = attribution.check(claim, src.text, texts, [src.text[a:b] for a, b in src.sentences])
+        return why, top[0]
+
+    def _judge(self, claim: str, vec: np.ndarray, cited: list[int]) -> tuple[list[int], dict[int, int], str | None]:
+        """The sources kept for a claim, the sentence each is shown with, and why the cited ones
+        were dropped or re-pointed (None when kept as cited)."""
+        ranked = {i: self.ranked(claim, vec, i) for i in range(len(self.sources))}
+        score = {i: (r[0][0] if r else 0.0) for i, r in ranked.items()}
+        top = max(score.values(), default=0.0)
+        bar = max(self.cfg.support_threshold, top - self.cfg.support_margin)
+        shown = {i: r[0][1] for i, r in ranked.items() if r}
+        failed: dict[int, str] = {}
+
+        def passes(i: int) -> bool:
+            if score[i] < bar:
+                return False
+            if not self.cfg.attribution:
+                return True
+            why, j = self._attribution(claim, i, ranked[i])
+            if why:
+                failed[i] = why
+            else:
+                shown[i] = j
+            return why is None
+
+        kept = [i for i in cited if passes(i)]
+        if not kept and top >= self.cfg.support_threshold:
+            kept = next(([i] for i in sorted(score, key=lambda i: -score[i]) if i not in cited and passes(i)), [])
+        return kept, shown, self._reason(cited, kept, score, failed, top)
+
+    def _reason(self, cited: list[int], kept: list[int], score: dict[int, float], failed: dict[int, str],
+                top: float) -> str | None:
+        if kept == cited and (kept or not failed):
+            return None if kept else f"no source states this (best support {top:.2f}, needs {self.cfg.support_threshold})"
+        why = "; ".join(f"{self._name(i)}: {failed[i]}" for i in cited + [i for i in failed if i not in cited]
+                        if i in failed)
+        weak = [self._name(i) for i in cited if i not in failed and i not in kept]
+        if weak:
+            why = "; ".join(x for x in (why, f"{', '.join(weak)} supports it too weakly") if x)
+        if not kept:
+            if top < self.cfg.support_threshold:
+                return f"no source states this (best support {top:.2f}, needs {self.cfg.support_threshold})"
+            return f"dropped: no source states it of the same things ({why})" if why else "dropped"
+        return f"re-pointed to {', '.join(self._name(i) for i in kept)}" + (f" ({why})" if why else "")
 
     def verify(self, answer: str) -> Verified:
         k = len(self.sources)
@@ -131,20 +199,17 @@ class Verifier:
                 result.append(AnswerSentence(text=claim))
                 continue
             cited = [n - 1 for n in marked if 1 <= n <= k]
-            scores = {i: self.support(claim, vec, i) for i in range(k)}
-            best = max(scores, key=lambda i: scores[i][0]) if scores else None
-            top = scores[best][0] if best is not None else 0.0
-            kept = [i for i in cited if scores[i][0] >= max(self.cfg.support_threshold, top - self.cfg.support_margin)]
-            if not kept and best is not None and top >= self.cfg.support_threshold:
-                kept = [best]
+            kept, shown, reason = self._judge(claim, vec, cited)
             for i in kept:
                 if i not in order:
                     order.append(i)
-                a, b = self.sources[i].sentences[scores[i][1]]
+                a, b = self.sources[i].sentences[shown[i]]
                 if all(e.start != a for e in evidence.setdefault(i, [])):
-                    evidence[i].append(Evidence(self.sources[i].text[a:b], a, b, round(scores[i][0], 3)))
+                    evidence[i].append(Evidence(self.sources[i].text[a:b], a, b, round(self.support(claim, vec, i)[0], 3)))
+            if len(cited) != len(marked) and reason is None and kept:
+                reason = f"citation {', '.join(f'[{n}]' for n in marked if not 1 <= n <= k)} names no source"
             result.append(AnswerSentence(text=claim, citations=kept, supported=bool(kept),
-                                         repaired=kept != cited or len(cited) != len(marked)))
+                                         repaired=kept != cited or len(cited) != len(marked), reason=reason))
         for s in result:
             s.citations = [order.index(i) + 1 for i in s.citations]
         text = " ".join(s.text + (" " + "".join(f"[{n}]" for n in s.citations) if s.citations else "")

@@ -241,7 +241,8 @@ class AnswerEngine:
 
     # --- shared pieces --------------------------------------------------------------------------
     def _verified(self, base: Answer, hits: Hits, raw: str) -> Answer:
-        result = Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), self.settings.verify).verify(raw)
+        result = Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), self.settings.verify,
+                          labels=[d.label for d, _ in hits]).verify(raw)
         base.text = result.text
         base.sentences = result.sentences
         base.citations = citations(hits, result.order, result.evidence)

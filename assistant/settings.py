@@ -164,6 +164,8 @@ class VerifySettings(BaseModel):
     support_threshold: float = 0.45  # support a claim needs from its cited abstract; checked on hand-built claims (tests/test_citations.py)
     support_margin: float = 0.2  # a cited source this far below the best supporting one is re-pointed; same check
     lexical_weight: float = 0.5  # term overlap vs cosine in the support score; sanity: equal shares
+    attribution: bool = True  # also check names, numbers and comparison direction (assistant/attribution.py); False: the word-only check, measured beside it by `assistant eval --dataset misattribution`
+    attribution_sentences: int = 2  # a source's sentences a claim may draw on (the best, and the next if above the threshold); sanity bound: a claim joins at most two
 
 
 class Settings(BaseSettings):

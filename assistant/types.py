@@ -63,6 +63,7 @@ class AnswerSentence:
     citations: list[int] = field(default_factory=list)
     supported: bool = True
     repaired: bool = False
+    reason: str | None = None  # why it was dropped or re-pointed (assistant/citations.py)
 
 
 @dataclass
