@@ -44,7 +44,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
 
-    s = sub.add_parser("search", parents=[common], help="find the best abstracts for a query")
+    narrow = argparse.ArgumentParser(add_help=False)  # filters (assistant/filters.py)
+    narrow.add_argument("--year", help="only works of these years: 2020, 2019-2021, 2019-, >=2020, <2022")
+    narrow.add_argument("--author", help="only works with an author containing this (case and accents ignored)")
+    narrow.add_argument("--venue", help="only works whose venue (journal, proceedings, arXiv category) contains this")
+    narrow.add_argument("--file", help="only works ingested from a file whose path contains this")
+
+    s = sub.add_parser("search", parents=[common, narrow], help="find the best abstracts for a query")
     s.add_argument("query")
     s.add_argument("--k", dest="hits", type=int, default=10, help="number of abstracts (default 10)")
     s.add_argument("--mode", choices=["hybrid", "dense", "bm25", "baseline"], default="hybrid",
@@ -52,10 +58,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON")
 
     for name, helptext in (("ask", "answer a question with cited sources"), ("chat", "a conversation in the terminal")):
-        s = sub.add_parser(name, parents=[common], help=helptext)
+        s = sub.add_parser(name, parents=[common, narrow], help=helptext)
         if name == "ask":
             s.add_argument("question")
             s.add_argument("--json", action="store_true", help="print JSON (no streaming)")
+            s.add_argument("--export", choices=["md", "bib"], help="print the answer as Markdown with references, "
+                           "or the cited works as BibTeX, instead of the usual output")
         s.add_argument("--backend", choices=backends, help="answer engine (default: openai if configured, else local if installed, else extractive)")
         s.add_argument("--k", type=int, help="number of sources (default 5)")
         s.add_argument("--model", help="model name for the openai backend")
@@ -120,6 +128,13 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
         return 0 if _ingested_anything(report) or not report.rejected else 1
     if args.command in ("search", "ask", "chat"):
+        from assistant.filters import FilterError, Filters
+
+        try:
+            args.filters = Filters.parse(args.year, args.author, args.venue, args.file) or None
+        except FilterError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         prefetch = assistant.prefetch()  # the embedding model loads while the store opens (cold start)
         try:
             return _query(assistant, args)
@@ -142,8 +157,8 @@ def _query(assistant: Any, args: argparse.Namespace) -> int:
     if args.command == "search":
         return _search(assistant, args)
     if args.command == "ask":
-        return _ask(assistant, args.question, [], args.json)
-    return _chat(assistant)
+        return _ask(assistant, args.question, [], args.json, filters=args.filters, export=args.export)
+    return _chat(assistant, args.filters)
 
 
 def _ingested_anything(report: Any) -> bool:
@@ -152,13 +167,13 @@ def _ingested_anything(report: Any) -> bool:
 
 
 def _search(assistant: Any, args: argparse.Namespace) -> int:
-    hits = assistant.search(args.query, k=args.hits, mode=args.mode)
+    hits = assistant.search(args.query, k=args.hits, mode=args.mode, filters=args.filters)
     if args.json:
         keys = ("rank", "doc_id", "label", "text", "score", "source")
         print(json.dumps({"query": args.query, "hits": [{k: getattr(h, k) for k in keys} for h in hits]}, indent=2, ensure_ascii=False))
         return 0
     if not hits:
-        print("No abstract matches the query.")
+        print("No abstract matches the query" + (f" within the filters ({args.filters.describe()})." if args.filters else "."))
     for h in hits:
         print(f"{h.rank:>2}. [{h.score:.3f}] {h.label}  ({h.source})")
         print(f"    {h.text[:200]}{'…' if len(h.text) > 200 else ''}")
@@ -184,11 +199,18 @@ def _print_sources(answer: Any) -> None:
     print(f"\n— {answer.backend}{extra}, {total:.1f} s" if total is not None else f"\n— {answer.backend}")
 
 
-def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: bool) -> int:
+def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: bool, filters: Any = None,
+         export: str | None = None) -> int:
     from assistant.types import Answer
 
+    if export:
+        answer = assistant.ask(question, history=history, filters=filters)
+        print(answer.to_markdown() if export == "md" else answer.to_bibtex(), end="")
+        if export == "bib" and not answer.citations:
+            print("(the answer cites no source: no BibTeX entries)", file=sys.stderr)
+        return 0
     if as_json:
-        answer = assistant.ask(question, history=history)
+        answer = assistant.ask(question, history=history, filters=filters)
         d = answer.to_dict()
         out = {"question": d["question"], "answer": d["answer"],
                "citations": [{k: c[k] for k in ("n", "doc_id", "label", "text", "source", "evidence")} for c in d["citations"]],
@@ -199,7 +221,7 @@ def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: 
         return 0
     streamed = False
     answer = None
-    for item in assistant.stream(question, history=history):
+    for item in assistant.stream(question, history=history, filters=filters):
         if isinstance(item, Answer):
             answer = item
         else:
@@ -219,9 +241,10 @@ def _differs(answer: Any) -> bool:
     return any(s.repaired or not s.supported for s in answer.sentences)
 
 
-def _chat(assistant: Any) -> int:
+def _chat(assistant: Any, filters: Any = None) -> int:
     history: list[dict[str, str]] = []
-    print("Ask about the abstracts. Empty line or Ctrl-D to quit; /new starts over.")
+    print("Ask about the abstracts. Empty line or Ctrl-D to quit; /new starts over."
+          + (f" Filtered to {filters.describe()}." if filters else ""))
     while True:
         try:
             question = input("\n> ").strip()
@@ -232,7 +255,7 @@ def _chat(assistant: Any) -> int:
         if question == "/new":
             history.clear()
             continue
-        _ask(assistant, question, history, as_json=False)
+        _ask(assistant, question, history, as_json=False, filters=filters)
 
 
 if __name__ == "__main__":

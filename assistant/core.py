@@ -16,6 +16,8 @@ from typing import Any
 from assistant.settings import DEFAULT_CORPUS, Settings
 from assistant.types import Answer, Hit
 
+FiltersLike = Any  # an assistant.filters.Filters, a dict of its string values, or None
+
 
 class Assistant:
     def __init__(self, data_dir: str | Path | None = None, settings: Settings | None = None, *,
@@ -103,28 +105,35 @@ class Assistant:
                 "chunks": self.store.counts()["chunks"], "files": dict(files)}
 
     # --- search -------------------------------------------------------------------------------
-    def search(self, query: str, k: int = 10, mode: str = "hybrid") -> list[Hit]:
-        """The k best abstracts for ``query`` (mode: hybrid, dense or bm25)."""
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", filters: FiltersLike = None) -> list[Hit]:
+        """The k best abstracts for ``query`` (mode: hybrid, dense or bm25). ``filters``: a
+        ``Filters`` or a dict such as ``{"year": "2019-2021", "author": "hinton", "venue": "neurips",
+        "file": "zotero.bib"}`` (assistant/filters.py); the ranking is within the abstracts it admits.
+        A bad value raises ``FilterError`` (a ValueError) saying what is accepted."""
+        from assistant.filters import Filters
         from assistant.hits import to_hit
 
-        results = self.retriever.retrieve(query, k, mode=mode)
+        results = self.retriever.retrieve(query, k, mode=mode, filters=Filters.of(filters) or None)
         return [to_hit(doc, score, rank) for rank, (doc, score) in enumerate(results, start=1)]
 
     # --- answers ------------------------------------------------------------------------------
     def ask(self, question: str, history: list[dict[str, str]] | None = None, backend: str | None = None,
-            k: int | None = None, exclude: set[str] | None = None) -> Answer:
+            k: int | None = None, exclude: set[str] | None = None, filters: FiltersLike = None) -> Answer:
         answer = None
-        for item in self.stream(question, history=history, backend=backend, k=k, exclude=exclude):
+        for item in self.stream(question, history=history, backend=backend, k=k, exclude=exclude, filters=filters):
             if isinstance(item, Answer):
                 answer = item
         assert answer is not None
         return answer
 
     def stream(self, question: str, history: list[dict[str, str]] | None = None, backend: str | None = None,
-               k: int | None = None, exclude: set[str] | None = None) -> Iterator[str | Answer]:
+               k: int | None = None, exclude: set[str] | None = None, filters: FiltersLike = None) -> Iterator[str | Answer]:
         """Yield text deltas as the answer is produced, then the final, verified Answer.
-        ``exclude``: work ids to leave out of retrieval (leave-one-out evaluation)."""
+        ``exclude``: work ids to leave out of retrieval (leave-one-out evaluation); ``filters``: as
+        in ``search`` (the answer comes only from the abstracts they admit)."""
         from assistant.backends import resolve
+        from assistant.filters import Filters
 
+        chosen = Filters.of(filters) or None  # a bad value raises here, before anything streams
         name = backend or resolve(self.settings)
-        yield from self.engine.stream(question, history or [], name, k or self.settings.top_k, exclude)
+        yield from self.engine.stream(question, history or [], name, k or self.settings.top_k, exclude, filters=chosen)

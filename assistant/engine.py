@@ -17,7 +17,9 @@ from assistant import decision as decision_mod
 from assistant.citations import Verifier
 from assistant.conversation import evidence_question, standalone_question
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
+from assistant.export import reference_metadata
 from assistant.extractive import choose, draft, unstated
+from assistant.filters import Filters
 from assistant.grounding import missing_names
 from assistant.hits import to_hit
 from assistant.prompts import build_messages, condense_messages, count_tokens
@@ -52,6 +54,7 @@ class Turn:
     asked: str = ""  # what evidence is scored against
     evidence: Evidence | None = None
     decision: decision_mod.Decision | None = None
+    filters: Filters | None = None  # retrieval ranks within the abstracts these admit (assistant/filters.py)
     answers: list[bool] = field(default_factory=list)  # each abstract read passes the answer bar on its own
 
 
@@ -77,8 +80,8 @@ class AnswerEngine:
         return turn
 
     def stream(self, question: str, history: list[dict[str, str]], backend: str, k: int,
-               exclude: set[str] | None = None) -> Iterator[str | Answer]:
-        turn = Turn(" ".join(ANY_CONTROL.sub(" ", question or "").split()), history, backend, k, exclude)
+               exclude: set[str] | None = None, filters: Filters | None = None) -> Iterator[str | Answer]:
+        turn = Turn(" ".join(ANY_CONTROL.sub(" ", question or "").split()), history, backend, k, exclude, filters=filters)
         base = Answer(question=turn.question, text="", backend=backend)
         if not any(t.isascii() for t in terms(turn.question)):  # the embedder and corpus are English
             base.text, base.refused = EMPTY_TEXT, True
@@ -109,8 +112,8 @@ class AnswerEngine:
             query = self._condense(turn, base)
         base.standalone_question = query if query != turn.question else None
         n = max(self.settings.candidates, turn.k + 5)
-        turn.lists = self.retriever.signals(query, n)
-        turn.hits = self.retriever.retrieve(query, turn.k, exclude=turn.exclude, lists=turn.lists)
+        turn.lists = self.retriever.signals(query, n, filters=turn.filters)
+        turn.hits = self.retriever.retrieve(query, turn.k, exclude=turn.exclude, lists=turn.lists, filters=turn.filters)
         turn.asked = query if condensed else evidence_question(turn.question, turn.history, turn.hits[0][0].original if turn.hits else "", self.settings.answer.short_question_terms)
         turn.timings["retrieve"] = time.perf_counter() - turn.t0
 
@@ -281,7 +284,8 @@ def citations(hits: Hits, order: list[int], spans: dict[int, list[EvidenceSpan]]
         doc, score = hits[i]
         hit = to_hit(doc, score, i + 1)
         out.append(Citation(n=n, doc_id=doc.doc_id, label=doc.label, text=doc.original, source=hit.source,
-                            evidence=sorted(spans.get(i, []), key=lambda e: e.start), score=round(score, 4)))
+                            evidence=sorted(spans.get(i, []), key=lambda e: e.start), score=round(score, 4),
+                            metadata=reference_metadata(doc.metadata)))
     return out
 
 

@@ -107,6 +107,7 @@ class LexicalIndex:
         self._pending_add: dict[str, list[str]] = {}
         self._pending_del: set[str] = set()
         self._tokens: dict[str, int] = {}  # segment -> token count, for the manifest
+        self._allow_memo: tuple[Any, dict[str, np.ndarray]] | None = None  # (generation, allow) -> row masks
         self._lock = threading.RLock()
 
     # --- opening and refreshing ------------------------------------------------------------
@@ -201,13 +202,16 @@ class LexicalIndex:
                 self._where = where
             return self._where
 
-    def search(self, query: str, k: int, exclude: set[str] | None = None) -> list[tuple[str, float]]:
-        """The ``k`` best abstracts for ``query`` as (doc id, BM25 score > 0), best first."""
+    def search(self, query: str, k: int, exclude: set[str] | None = None,
+               allow: frozenset[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` best abstracts for ``query`` as (doc id, BM25 score > 0), best first;
+        ``allow``: only these abstracts are ranked (a filter, assistant/filters.py)."""
         terms = self.tokenize(query)
         if k <= 0 or not terms:
             return []
         exclude = exclude or set()
         hits: list[tuple[float, str]] = []
+        keep = self._allowed_rows(allow) if allow is not None else None
         for seg in self._segments:  # a snapshot: refresh() swaps the tuple, never mutates it
             tids = [seg.bm25.vocab_dict[t] for t in terms if t in seg.bm25.vocab_dict]
             if not tids or seg.rows == 0:
@@ -215,12 +219,27 @@ class LexicalIndex:
             scores = seg.bm25.get_scores_from_ids(tids)
             if len(seg.dead):
                 scores[seg.dead] = 0.0
+            if keep is not None:
+                scores[~keep.get(seg.name, np.zeros(seg.rows, dtype=bool))] = 0.0
             want = min(k + len(exclude), seg.rows)
             top = np.argpartition(-scores, want - 1)[:want] if want < seg.rows else np.arange(seg.rows)
             hits += [(float(scores[r]), str(seg.ids[r])) for r in top if scores[r] > 0]
         hits.sort(key=lambda h: -h[0])
         out = [(d, s) for s, d in hits if d not in exclude]
         return out[:k]
+
+    def _allowed_rows(self, allow: frozenset[str]) -> dict[str, np.ndarray]:
+        """Segment -> mask of the rows holding ``allow``'s abstracts (the last one is kept)."""
+        key = (self._generation, allow)
+        if self._allow_memo is not None and self._allow_memo[0] == key:
+            return self._allow_memo[1]
+        where = self._locations()
+        masks = {s.name: np.zeros(s.rows, dtype=bool) for s in self._segments}
+        for doc_id in allow:
+            if (at := where.get(doc_id)) is not None and at[0] in masks:
+                masks[at[0]][at[1]] = True
+        self._allow_memo = (key, masks)
+        return masks
 
     # --- writing ---------------------------------------------------------------------------
     def add(self, ids: list[str], texts: list[str]) -> None:

@@ -31,6 +31,7 @@ import numpy as np
 
 from assistant import lexical
 from assistant.evidence import Idf
+from assistant.filters import Filters, FilterTable
 from assistant.lexical import LexicalIndex
 from assistant.settings import Settings
 from assistant.store import Store, StoredDoc
@@ -104,6 +105,7 @@ class HybridRetriever:
         self._all: dict[str, StoredDoc] | None = None
         self._cache: OrderedDict[str, StoredDoc] = OrderedDict()
         self._idf: Idf | None = None
+        self._filters: FilterTable | None = None
 
     def invalidate(self) -> None:
         with self._lock:
@@ -124,7 +126,7 @@ class HybridRetriever:
                 self._checked = time.monotonic()
             if count != self._count or refreshed:
                 self._cache.clear()
-                self._all, self._idf = None, None
+                self._all, self._idf, self._filters = None, None, None
                 self._count, self._synced = count, len(self._lex) == count
             # Behind the store: a Chroma server seen from a data dir without its index. Not while an
             # ingest runs (its flush brings the index in line; a killed one leaves the flag for the
@@ -165,45 +167,91 @@ class HybridRetriever:
                 self._idf = Idf.of_index(len(lex), lex.doc_freq)
             return self._idf
 
+    def allowed(self, filters: Filters | None) -> frozenset[str] | None:
+        """The doc ids ``filters`` admit (None: no filter). The filterable fields of every doc are
+        read once per index state (like ``docs``), then each filter is a scan of them."""
+        if not filters:
+            return None
+        self._current()
+        with self._lock:
+            table = self._filters
+        if table is None:
+            table = FilterTable.build(self.store.filter_rows())
+            with self._lock:
+                self._filters = table
+        return table.allowed(filters)
+
     def embed_query(self, query: str) -> np.ndarray:
         return np.asarray(self.embedder([query]), dtype=np.float32)[0]
 
-    def signals(self, query: str, n: int, names: Iterable[str] = SIGNALS, vector: np.ndarray | None = None) -> dict[str, Ranked]:
-        """Each signal's ``n`` best abstracts with its raw score (cosine, or BM25)."""
+    def signals(self, query: str, n: int, names: Iterable[str] = SIGNALS, vector: np.ndarray | None = None,
+                filters: Filters | None = None) -> dict[str, Ranked]:
+        """Each signal's ``n`` best abstracts with its raw score (cosine, or BM25); with
+        ``filters``, the best among the abstracts they admit (each signal searches that set)."""
         lex = self._current()
+        allow = self.allowed(filters)
         names = list(names)
         out: dict[str, Ranked] = {}
+        if allow is not None and not allow:
+            return {s: [] for s in names}
         if "bm25" in names:
-            out["bm25"] = lex.search(query, n)
+            out["bm25"] = lex.search(query, n, allow=allow)
         if any(s in names for s in ("chunk", "abstract")):
             vec = self.embed_query(query) if vector is None else vector
             if "chunk" in names:
-                out["chunk"] = self._chunk_search(vec, n)
+                out["chunk"] = self._chunk_search(vec, n, allow)
             if "abstract" in names:
-                out["abstract"] = self._abstract_search(vec, n)
+                out["abstract"] = self._abstract_search(vec, n, allow)
         return out
 
-    def _chunk_search(self, vec: np.ndarray, n: int) -> Ranked:
+    def _chunk_search(self, vec: np.ndarray, n: int, allow: frozenset[str] | None = None) -> Ranked:
         want = min(n * self.settings.retrieval.chunks_per_candidate, self._chunk_count)
         if want <= 0:
             return []
-        got = self.store.call("searching", self.store.chunks.query, query_embeddings=[vec], n_results=want, include=["distances"])
         # Chunk ids are "<doc_id>-<chunk index>" (ingest/pipeline.py): no metadata read needed.
-        owners = [cid.rsplit("-", 1)[0] for cid in got["ids"][0]]
-        sims = [1.0 - float(d) for d in got["distances"][0]]
-        return max_pool(owners, sims)[:n]
+        got = self._vector_query(self.store.chunks, vec, want, self._chunk_count, allow, "doc_id")
+        return max_pool([cid.rsplit("-", 1)[0] for cid, _ in got], [s for _, s in got])[:n]
 
-    def _abstract_search(self, vec: np.ndarray, n: int) -> Ranked:
+    def _abstract_search(self, vec: np.ndarray, n: int, allow: frozenset[str] | None = None) -> Ranked:
         want = min(n, self._count)
         if want <= 0 or not self.store.has_abstract_vectors():
             return []
-        got = self.store.call("searching", self.store.docs.query, query_embeddings=[vec], n_results=want, include=["distances"])
-        return [(d, 1.0 - float(x)) for d, x in zip(got["ids"][0], got["distances"][0], strict=True)]
+        return self._vector_query(self.store.docs, vec, want, self._count, allow, None)[:n]
+
+    def _vector_query(self, collection: Any, vec: np.ndarray, want: int, total: int, allow: frozenset[str] | None,
+                      owner_key: str | None) -> Ranked:
+        """The ``want`` nearest items (id, cosine) of ``collection``, among those of ``allow``'s
+        docs when given: a wide filter reads the unfiltered ranking far enough down (its first
+        allowed items are the filtered ranking), a narrow one asks Chroma for those docs only
+        (``where doc_id $in``, or ``ids``), in batches under SQLite's variable bound."""
+        def query(n_results: int, **restrict: Any) -> Ranked:
+            got = self.store.call("searching", collection.query, query_embeddings=[vec], n_results=n_results,
+                                  include=["distances"], **restrict)
+            return [(i, 1.0 - float(d)) for i, d in zip(got["ids"][0], got["distances"][0], strict=True)]
+
+        if allow is None:
+            return query(want)
+        cfg = self.settings.retrieval
+        share = len(allow) / max(self._count, 1)
+        owner = (lambda i: i.rsplit("-", 1)[0]) if owner_key else (lambda i: i)
+        if share >= cfg.filter_scan_share:
+            deeper = min(total, int(want / share * cfg.filter_scan_depth) + 1)
+            got = [(i, s) for i, s in query(deeper) if owner(i) in allow]
+            if len(got) >= want or deeper >= total:
+                return got[:want]
+        ids = sorted(allow)
+        out: Ranked = []
+        for b in range(0, len(ids), cfg.filter_in_batch):
+            part = ids[b : b + cfg.filter_in_batch]
+            restrict = {"where": {owner_key: {"$in": part}}} if owner_key else {"ids": part}
+            out += query(min(want, total), **restrict)
+        return sorted(out, key=lambda kv: -kv[1])[:want]
 
     def retrieve(self, query: str, k: int, mode: str = "hybrid", exclude: set[str] | None = None,
-                 lists: dict[str, Ranked] | None = None) -> list[tuple[StoredDoc, float]]:
+                 lists: dict[str, Ranked] | None = None, filters: Filters | None = None) -> list[tuple[StoredDoc, float]]:
         """The k best abstracts, one per work, with fused scores (higher is better). ``exclude``
-        drops works (leave-one-out evaluation); ``lists`` reuses signals already computed."""
+        drops works (leave-one-out evaluation); ``lists`` reuses signals already computed (with
+        the same ``filters``); ``filters`` ranks within the abstracts they admit."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
         self._current()
@@ -211,8 +259,11 @@ class HybridRetriever:
             return []
         cfg = self.settings.retrieval
         n = max(self.settings.candidates, k + 5)  # versions of one work share the list: a few more than k
-        lists = lists if lists is not None else self.signals(query, n, MODE_SIGNALS[mode])
+        lists = lists if lists is not None else self.signals(query, n, MODE_SIGNALS[mode], filters=filters)
         lists = {s: r for s, r in lists.items() if s in MODE_SIGNALS[mode]}
+        allow = self.allowed(filters)
+        if allow is not None:  # lists handed in: keep only what the filter admits
+            lists = {s: [(d, v) for d, v in r if d in allow] for s, r in lists.items()}
         if exclude:  # as if the excluded works were not indexed: gone before the fusion's normalisation
             docs = self.docs()
             lists = {s: [(d, v) for d, v in r if d in docs and docs[d].work_id not in exclude] for s, r in lists.items()}

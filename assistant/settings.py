@@ -113,6 +113,13 @@ class RetrievalSettings(BaseModel):
     # is seen at once): bounds a replica's freshness lag; sanity bound, a count is ~40 ms at 1M chunks.
     count_ttl_s: float = 1.0
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
+    # Filtered vector search (assistant/retrieval.py _vector_query, measured by evals/bench_filters.py):
+    # a filter admitting at least this share of the abstracts reads the unfiltered ranking
+    # filter_scan_depth times deeper than its share needs; a narrower one asks Chroma for its docs
+    # (where doc_id $in), filter_in_batch ids per call (SQLite binds at most 32,766 variables).
+    filter_scan_share: float = 0.2
+    filter_scan_depth: float = 2.0
+    filter_in_batch: int = 10000
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
         """Signal weights; a legacy ``dense_weight`` (dense share) rescales chunk+abstract vs BM25."""

@@ -181,6 +181,17 @@ class Store:
                 return out
             offset += BATCH
 
+    def filter_rows(self) -> list[tuple[str, dict[str, Any], list[str]]]:
+        """(doc id, metadata, files) of every doc, metadata only, read in pages (for filters)."""
+        out: list[tuple[str, dict[str, Any], list[str]]] = []
+        total = self.call("reading abstracts", self.docs.count)
+        for offset in range(0, total, BATCH):
+            got = self.call("reading abstracts", self.docs.get, include=["metadatas"], limit=BATCH, offset=offset)
+            for i, m in zip(got["ids"], got["metadatas"], strict=True):
+                doc = doc_from_chroma(i, None, m or {})
+                out.append((i, doc.metadata, sorted(doc.files)))
+        return out
+
     def works(self) -> int:
         """How many distinct ``work_id``s the docs hold, reading only the versions: every other
         doc is the head of its own work."""

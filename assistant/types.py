@@ -50,6 +50,7 @@ class Citation:
     source: str
     evidence: list[Evidence] = field(default_factory=list)
     score: float = 0.0
+    metadata: dict[str, Any] = field(default_factory=dict)  # the stored doc's title, authors, year, venue, doi, ...
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -87,3 +88,15 @@ class Answer:
         d = asdict(self)
         d["answer"] = d.pop("text")
         return d
+
+    def to_markdown(self) -> str:
+        """The answer with [n] marks and a numbered reference list (assistant/export.py)."""
+        from assistant.export import answer_markdown
+
+        return answer_markdown(self)
+
+    def to_bibtex(self) -> str:
+        """The cited works as BibTeX entries: the source's own entry when it was BibTeX."""
+        from assistant.export import answer_bibtex
+
+        return answer_bibtex(self)
