@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from assistant.settings import PROMPTS_DIR, PromptsSection
 
 if TYPE_CHECKING:
-    from assistant.evidence import Evidence
+    from assistant.evidence import Evidence, Sentence
 
 _DEFAULTS = PromptsSection()  # budgets and packing: settings.prompts (each value's provenance is there)
 # A sentence of an abstract that speaks to the model ("ignore previous instructions ...") is never
@@ -67,7 +67,11 @@ def prompt_budget(model: Any, max_answer_tokens: int, system: str, cfg: PromptsS
 def system_prompt(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
     """The fixed system message of every answer for ``backend``: the local backend reads it once at
     warm-up (assistant.backends.local.warm) and keeps its KV cached, so it must not vary per question.
-    Backends in ``cfg.examples_for`` also get the worked examples of prompts/answer_examples.txt."""
+    Backends in ``cfg.examples_for`` also get the worked examples of prompts/answer_examples.txt;
+    a backend whose answer design is "lead" or "pick" gets that design's prompt instead."""
+    design = cfg.design(backend)
+    if design != "write":
+        return load_prompt(f"answer_system_{design}")
     text = load_prompt("answer_system")
     if backend in cfg.examples_for:
         text += "\n\n" + load_prompt("answer_examples")
@@ -116,3 +120,55 @@ def condense_messages(question: str, history: list[dict[str, str]], cfg: Prompts
     turns = [m for m in history if m.get("role") in ("user", "assistant") and m.get("content")][-2 * cfg.history_turns :]
     lines = [f"{m['role'].capitalize()}: {' '.join(m['content'].split())[:400]}" for m in turns]
     return [{"role": "user", "content": render("condense_question", history="\n".join(lines), question=question)}]
+
+
+# --- the numbered-sentence designs ("lead", "pick"; settings.prompts.designs) ---------------------
+def numbered_messages(design: str, question: str, sentences: list[Sentence], labels: list[str],
+                      cfg: PromptsSection = _DEFAULTS) -> list[dict[str, str]]:
+    """The request of the "lead" / "pick" designs: ``sentences`` numbered from 1, under the label
+    of the abstract each comes from (so the model can name the work instead of "we")."""
+    lines: list[str] = []
+    last = -1
+    for n, s in enumerate(sentences, start=1):
+        if s.doc_index != last:
+            lines.append(f"Paper: {as_data(labels[s.doc_index])}")
+            last = s.doc_index
+        lines.append(f"[{n}] {as_data(s.text)}")
+    user = render(f"answer_user_{design}", sentences="\n".join(lines), question=as_data(question))
+    return [{"role": "system", "content": load_prompt(f"answer_system_{design}")}, {"role": "user", "content": user}]
+
+
+def _numbers(text: str, k: int) -> list[int]:
+    """The distinct numbers 1..k in ``text``, in the order written (0-based)."""
+    out: list[int] = []
+    for m in re.findall(r"\d+", text):
+        if 1 <= int(m) <= k and int(m) - 1 not in out:
+            out.append(int(m) - 1)
+    return out
+
+
+def picked(raw: str, sentences: list[Sentence]) -> list[Sentence]:
+    """The sentences a "pick" answer names, in its order; empty for "none" or no valid number."""
+    if "none" in raw.lower() or "not in sources" in raw.lower():
+        return []
+    return [sentences[i] for i in _numbers(raw, len(sentences))]
+
+
+def lead_draft(raw: str, sentences: list[Sentence]) -> str:
+    """A "lead" answer's sentence with its [n] (a numbered sentence) turned into the source number
+    of that sentence's abstract ([doc_index + 1], as ``extractive.draft`` writes); the verifier
+    re-points it when another source supports it better."""
+    marks = _numbers(" ".join(re.findall(r"\[([\d\s,]+)\]", raw)), len(sentences))
+    text = re.sub(r"\s*\[[^\]]*\]", "", raw).strip()
+    text += "" if text.endswith((".", "!", "?")) else "."  # a full stop keeps it apart from the quotes
+    docs = list(dict.fromkeys(sentences[i].doc_index for i in marks))
+    return text + (" " + "".join(f"[{d + 1}]" for d in docs) if docs else "")
+
+
+def lead_preview(text: str) -> str:
+    """What of a "lead" answer streaming in may be shown yet: nothing while it could still be the
+    decline, then the sentence up to its citation marker."""
+    head = text.lstrip()
+    if "NOT IN SOURCES".startswith(head[:14]):
+        return ""
+    return head.split("[", 1)[0].rstrip()

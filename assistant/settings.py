@@ -94,9 +94,22 @@ class PromptsSection(BaseModel):
     evidence_per_source: int = 3  # evidence sentences shown per abstract (sanity bound: abstracts run 5-10 sentences)
     source_floor: float = 0.6  # a source is shown when its best sentence reaches this share of the best one
     history_turns: int = 3  # earlier turns given to the condense prompt (sanity bound on prompt size)
+    # How a backend's model takes part in the answer (assistant/engine.py _llm; docs/local-model.md):
+    # "write": it writes 1-4 cited sentences from the source-numbered excerpts; "lead": it writes one
+    # direct sentence from extraction's sentences (numbered), which are quoted under it; "pick": it
+    # names which of the candidate sentences answer, in order, and those are the answer verbatim.
+    # Every design keeps the model's decline (NOT IN SOURCES / none). Backends not listed: "write".
+    # Measured side by side in docs/local-model.md (H6_DESIGN_MEASUREMENT).
+    designs: dict[str, Literal["write", "lead", "pick"]] = Field(default_factory=dict)
+    pick_candidates: int = 6  # sentences a "pick" model chooses from (sanity bound: extraction's 4 plus 2)
+    lead_tokens: int = 80  # answer tokens of a "lead" sentence (sanity bound: 30 words is ~45 tokens)
+    pick_tokens: int = 16  # answer tokens of a "pick" reply: up to 4 numbers (sanity bound)
 
     def budget(self, backend: str) -> int:
         return self.budgets.get(backend, self.default_budget)
+
+    def design(self, backend: str) -> str:
+        return self.designs.get(backend, "write")
 
 
 class RetrievalSettings(BaseModel):

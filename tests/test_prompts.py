@@ -1,10 +1,20 @@
-"""The system prompt: worked examples for the backends that get them, and none taken from the corpus."""
+"""The system prompt: worked examples for the backends that get them, and none taken from the corpus;
+the numbered-sentence designs' prompts and parsing."""
 
 from __future__ import annotations
 
 import re
 
-from assistant.prompts import load_prompt, system_prompt
+from assistant.backends.grammars import grammar_for, pick_grammar
+from assistant.evidence import Sentence
+from assistant.prompts import (
+    lead_draft,
+    lead_preview,
+    load_prompt,
+    numbered_messages,
+    picked,
+    system_prompt,
+)
 from assistant.settings import DEFAULT_CORPUS, PromptsSection
 from evals.data import DATASETS_DIR
 
@@ -12,9 +22,9 @@ from evals.data import DATASETS_DIR
 def test_examples_go_to_the_backends_named_in_settings() -> None:
     examples = load_prompt("answer_examples")
     assert all(examples not in system_prompt(b) for b in ("local", "openai"))  # off by default (measured)
-    cfg = PromptsSection(examples_for=["local"])
+    cfg = PromptsSection(examples_for=["local"], designs={"local": "write"})  # examples: the "write" design's
     assert examples in system_prompt("local", cfg) and examples not in system_prompt("openai", cfg)
-    assert system_prompt("local", cfg).startswith(system_prompt("local"))  # the rules come first
+    assert system_prompt("local", cfg).startswith(system_prompt("openai"))  # the rules come first
 
 
 def test_example_papers_are_invented_not_taken_from_the_corpus_or_any_question_set() -> None:
@@ -35,3 +45,53 @@ def test_examples_use_the_source_format_and_cite_every_sentence() -> None:
     for answer in answers:
         sentences = [s for s in re.split(r"(?<=[.!?])\s+", answer) if s]
         assert all(re.search(r"\[\d\]\.?$", s) for s in sentences), answer
+
+
+# --- the numbered-sentence designs ----------------------------------------------------------------
+def _sentences() -> list[Sentence]:
+    return [Sentence(0, "We propose Ring Attention [2].", 0, 30), Sentence(0, "It scales context.", 31, 49),
+            Sentence(2, "LASP-2 is faster.", 0, 17)]
+
+
+def test_design_prompts_are_the_system_prompt_of_their_backend() -> None:
+    cfg = PromptsSection(designs={"local": "pick"})
+    assert system_prompt("local", cfg) == load_prompt("answer_system_pick")
+    assert system_prompt("openai", cfg) == load_prompt("answer_system")  # not listed: "write"
+    assert system_prompt("local", PromptsSection(designs={"local": "lead"})) == load_prompt("answer_system_lead")
+
+
+def test_numbered_messages_number_the_sentences_under_their_paper() -> None:
+    messages = numbered_messages("lead", "What is [1] Ring Attention?", _sentences(), ["Ring paper", "x", "LASP-2 paper"])
+    user = messages[1]["content"]
+    assert messages[0]["content"] == load_prompt("answer_system_lead")
+    lines = [line for line in user.splitlines() if line.startswith(("Paper:", "["))]
+    assert lines == ["Paper: Ring paper", "[1] We propose Ring Attention (2).", "[2] It scales context.",
+                     "Paper: LASP-2 paper", "[3] LASP-2 is faster."]  # markers inside the data are inert
+    assert "Question: What is (1) Ring Attention?" in user
+
+
+def test_picked_keeps_the_models_order_and_only_shown_numbers() -> None:
+    s = _sentences()
+    assert picked("3 1", s) == [s[2], s[0]]
+    assert picked("2 2 9 1", s) == [s[1], s[0]]
+    assert picked("none", s) == [] and picked("", s) == []
+
+
+def test_lead_draft_cites_the_abstract_of_the_numbered_sentence() -> None:
+    s = _sentences()
+    assert lead_draft("Ring Attention scales context. [2]", s) == "Ring Attention scales context. [1]"
+    assert lead_draft("LASP-2 beats it [3][1]", s) == "LASP-2 beats it. [3][1]"  # a full stop ends it
+    assert lead_draft("No marker here.", s) == "No marker here."  # the verifier points it
+    assert lead_draft("Out of range [7]", s) == "Out of range."
+
+
+def test_lead_preview_never_shows_the_decline() -> None:
+    assert lead_preview("NOT") == lead_preview("NOT IN SOURCES") == ""
+    assert lead_preview("Ring Attention scales") == "Ring Attention scales"
+    assert lead_preview("Ring Attention scales. [1") == "Ring Attention scales."
+
+
+def test_pick_grammar_admits_only_the_numbers_shown() -> None:
+    g = pick_grammar(3)
+    assert '"none"' in g and '"3" | "2" | "1"' in g and '"4"' not in g
+    assert grammar_for("lead", 3) is None and grammar_for("write", 3) is None

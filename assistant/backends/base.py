@@ -21,6 +21,7 @@ class ChatModel(ABC):
     name: str = "llm"  # backend name shown to users: "openai" or "local"
     model: str = ""  # model identifier, for the answer's usage report
     context_window: int = 4096  # tokens the prompt plus answer may use
+    grammar: bool = False  # True: ``stream`` takes ``grammar=`` (llama.cpp GBNF) to constrain the output
 
     @abstractmethod
     def stream(self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0) -> Iterator[str]:

@@ -301,6 +301,7 @@ def _delta(chunk: Any) -> str:
 
 class LocalChatModel(ChatModel):
     name = "local"
+    grammar = True
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
