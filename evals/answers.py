@@ -20,8 +20,11 @@ def answer_question(assistant: Any, q: Question, query: str, history: list[dict[
     per-question record ``rec``; returns the Answer (a later question's history may need it)."""
     ans = assistant.ask(q.text, history=history, backend=backend, k=k)
     rec["answer"] = answer_record(q, ans, docs)
-    if q.gold and q.key_points:
-        rec["baseline_key_points"] = baseline_key_points(assistant, q, query)
+    if q.gold:
+        kp, precision = baseline_answer(assistant, q, query, docs)
+        if q.key_points:
+            rec["baseline_key_points"] = kp
+        rec["baseline_citation_precision"] = precision
     if loo and q.gold and not q.previous:
         held = assistant.ask(q.text, backend=backend, k=k, exclude=set(q.gold))
         rec["loo"] = {"refused": held.refused, "caveated": bool(held.caveat) and not held.refused,
@@ -56,18 +59,27 @@ def answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any]
 
 def baseline_key_points(assistant: Any, q: Question, query: str) -> float:
     """The naive baseline's answer: the two sentences of its top abstract closest to the question."""
+    return baseline_answer(assistant, q, query, {})[0]
+
+
+def baseline_answer(assistant: Any, q: Question, query: str, docs: dict[str, Any]) -> tuple[float, float]:
+    """The naive baseline's answer (the two sentences of its top abstract closest to the question,
+    citing that abstract): its key points and its citation precision (1 when the top abstract is
+    a gold work, else 0)."""
     import numpy as np
 
     from assistant.text import split_sentences
 
     hits = assistant.search(query, k=1, mode="baseline")
     if not hits:
-        return 0.0
+        return 0.0, 0.0
+    work = hits[0].metadata.get("work_id") or (docs[hits[0].doc_id].work_id if hits[0].doc_id in docs else hits[0].doc_id)
+    precision = 1.0 if work in q.gold else 0.0
     text = hits[0].text
     sents = [text[s.start : s.end] for s in split_sentences(text)]
     vecs = np.asarray(assistant.embedder([query] + sents), dtype=np.float32)
     best = np.argsort(-(vecs[1:] @ vecs[0]))[:2]
-    return key_point_coverage(" ".join(sents[i] for i in sorted(best)), q.key_points)
+    return key_point_coverage(" ".join(sents[i] for i in sorted(best)), q.key_points), precision
 
 
 def rate(num: int, den: int) -> float:
@@ -94,6 +106,7 @@ def agg_answers(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "answerable_caveated_rate": rate(sum(1 for a in answerable if a.get("caveated")), len(answerable)),
         "unanswerable_refused_or_caveated": rate(sum(1 for a in unanswerable if a["refused"] or a.get("caveated")), len(unanswerable)),
         "baseline_key_point_coverage": mean(r["baseline_key_points"] for r in rs if "baseline_key_points" in r),
+        "baseline_citation_precision": mean(r["baseline_citation_precision"] for r in rs if "baseline_citation_precision" in r),
         "fallbacks": sum(1 for a in ans if a.get("fallback_reason")),
         "model_declined": sum(1 for a in ans if a.get("fallback_reason") == DECLINED_REASON),
     }

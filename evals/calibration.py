@@ -41,9 +41,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals.data import DATASETS_DIR, DEV_PATH, GENERATED_PATH, load_for_tuning
+from evals.data import CALIBRATION_PATH, DEV_PATH, GENERATED_PATH, load_for_tuning
 
-CALIBRATION_PATH = DATASETS_DIR / "calibration.jsonl"
 RARE_TERMS = 8  # the abstract's rarest terms considered (the rule)
 MAX_RARE_HELD = 1  # a far reworded question holds at most this many of them
 SHORT_WORDS = 5  # sanity bound: search-box queries run 2-5 words

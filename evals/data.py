@@ -22,6 +22,7 @@ DATASETS_DIR = EVALS_DIR / "datasets"
 DEV_PATH = DATASETS_DIR / "dev.jsonl"
 GENERATED_PATH = DATASETS_DIR / "generated.jsonl"
 GENERATED_UNANSWERABLE_PATH = DATASETS_DIR / "generated_unanswerable.jsonl"
+CALIBRATION_PATH = DATASETS_DIR / "calibration.jsonl"  # derived from generated + dev (evals/calibration.py)
 LOCKED_PATH = DATASETS_DIR / "locked.jsonl"  # hand-written release test split: never read by tuning code
 
 
@@ -75,7 +76,7 @@ def _norm(text: str) -> str:
 def resolve_path(name: str) -> tuple[str, Path]:
     """``dev`` -> the dev set; a BEIR folder name under evals/datasets, or a path."""
     named = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
-             "locked": LOCKED_PATH}
+             "calibration": CALIBRATION_PATH, "locked": LOCKED_PATH}
     if name in named:
         return "dev", named[name]
     p = Path(name)

@@ -42,6 +42,7 @@ from evals.cv import (
     thresholds,
 )
 from evals.data import (
+    CALIBRATION_PATH,
     DEV_PATH,
     GENERATED_PATH,
     GENERATED_UNANSWERABLE_PATH,
@@ -59,22 +60,35 @@ def log(msg: str) -> None:
 
 
 # --- data ----------------------------------------------------------------------------------------
-def tuning_questions(assistant: Any, sets: list[str], limit: int | None = None) -> list[Any]:
-    """Single-turn questions of the tuning sets with their gold works (unanswerable: empty gold)."""
-    paths = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH}
+def tuning_questions(assistant: Any, sets: list[str], limit: int | None = None,
+                     followups: bool = False) -> list[Any]:
+    """Questions of the tuning sets with their gold works (unanswerable: empty gold). A row whose
+    text recurs in a later set is represented there (the calibration set's far reworded questions
+    are generated ones, kept under their own group). ``followups``: also the questions asked
+    after another (``raw["_history"]``: the previous question as the conversation's user turn)."""
+    paths = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
+             "calibration": CALIBRATION_PATH}
     docs = assistant.retriever.docs()
-    out = []
+    loaded: list[tuple[str, list[dict[str, Any]]]] = []
     for name in sets:
         path = paths[name]
         if not path.exists():
             log(f"  {path.name}: not there, skipped")
             continue
-        rows = [r for r in load_for_tuning(path) if not r.get("previous")][:limit]
+        loaded.append((name, load_for_tuning(path)))
+    out = []
+    for j, (name, all_rows) in enumerate(loaded):
+        later = {" ".join(r["question"].split()) for _, rows in loaded[j + 1 :] for r in rows}
+        text_of = {r["id"]: r["question"] for r in all_rows}
+        rows = [r for r in all_rows if (followups or not r.get("previous"))
+                and " ".join(r["question"].split()) not in later][:limit]
         qs, problems = resolve_anchors(rows, docs)
         for q in qs:
             q.raw["_set"] = name
-        out += [q for q in qs if q.gold or q.type == "unanswerable"]
-        log(f"  {name}: {len(qs)} questions ({len(problems)} anchor problems)")
+            prev = q.raw.get("previous_question") or text_of.get(q.previous or "", "")
+            q.raw["_history"] = [{"role": "user", "content": prev}] if q.previous and prev else []
+        out += [q for q in qs if (q.gold or q.type == "unanswerable") and (q.raw["_history"] or not q.previous)]
+        log(f"  {name}: {len(qs)} questions ({len(problems)} anchor problems, {len(all_rows) - len(rows)} left out)")
     return out
 
 
@@ -182,25 +196,29 @@ def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | No
 
 
 # --- decision ------------------------------------------------------------------------------------
-def decision_rows(assistant: Any, sets: list[str], limit: int | None = None) -> tuple[list[Any], np.ndarray, np.ndarray, list[str], list[bool]]:
+def decision_rows(assistant: Any, sets: list[str], limit: int | None = None,
+                  cache: Path | None = None) -> list[dict[str, Any]]:
     """Each answerable question as asked (label 1) and leave-one-out (label 0), and each
-    unanswerable one (label 0): features, labels, kinds and whether a name was missing."""
-    from assistant.decision import FEATURES
-
-    items, feats, labels, kinds, missing = [], [], [], [], []
+    unanswerable one (label 0): every decision feature, the label, the kind, whether a name was
+    missing, and the question's group (its source's id: a derived question shares its fold).
+    ``cache``: the rows are read from / written to this JSON file (analysing them is the costly
+    part; the fit itself takes seconds)."""
+    if cache is not None and cache.exists():
+        rows = json.loads(cache.read_text(encoding="utf-8"))
+        log(f"decision: {len(rows)} rows read from {cache}")
+        return rows
+    rows = []
     engine = assistant.engine
     k = assistant.settings.top_k
-    for q in tuning_questions(assistant, sets, limit):
+    for q in tuning_questions(assistant, sets, limit, followups=True):
         runs = [("answerable", None, 1), ("loo", q.gold, 0)] if q.gold else [("unanswerable", None, 0)]
         for kind, exclude, label in runs:
-            turn = engine.analyze(q.text, k, exclude=exclude)
-            d = turn.decision
-            items.append(q)
-            feats.append([d.features.get(f, 0.0) for f in FEATURES] if d.features else [0.0] * len(FEATURES))
-            labels.append(label)
-            kinds.append(kind)
-            missing.append(bool(d.missing))
-    return items, np.asarray(feats, dtype=np.float64), np.asarray(labels, dtype=np.float64), kinds, missing
+            d = engine.analyze(q.text, k, exclude=exclude, history=q.raw["_history"]).decision
+            rows.append({"id": q.id, "group": q.raw.get("derived_from") or q.id, "set": q.raw["_set"], "type": q.type,
+                         "kind": kind, "label": label, "missing": bool(d.missing), "features": d.features})
+    if cache is not None:
+        cache.write_text(json.dumps(rows), encoding="utf-8")
+    return rows
 
 
 def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float) -> list[str]:
@@ -209,52 +227,81 @@ def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float) -> 
     return [outcome(float(pi), m, t_ref, t_cav) for pi, m in zip(p, missing, strict=True)]
 
 
-def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, caveat_rate: float,
-                 limit: int | None = None) -> dict[str, Any]:
-    from assistant.decision import FEATURES
+def _held_rates(held: dict[str, list[float]], rows: list[dict[str, Any]], outs: list[str]) -> None:
+    """Add one held-out fold's refused / caveated shares per kind, per answerable type and per
+    answerable set:type group to ``held``."""
+    groups: dict[str, list[str]] = {}
+    for r, o in zip(rows, outs, strict=True):
+        groups.setdefault(r["kind"], []).append(o)
+        if r["kind"] == "answerable":
+            groups.setdefault(f"answerable[{r['type']}]", []).append(o)
+            groups.setdefault(f"answerable[{r['set']}:{r['type']}]", []).append(o)
+        if r["kind"] == "loo":
+            groups.setdefault(f"loo[{r['type']}]", []).append(o)
+    for name, sel in groups.items():
+        held.setdefault(f"{name}.refused", []).append(sum(o == "refuse" for o in sel) / len(sel))
+        held.setdefault(f"{name}.caveated", []).append(sum(o == "caveat" for o in sel) / len(sel))
+        held.setdefault(f"{name}.refused_or_caveated", []).append(sum(o != "answer" for o in sel) / len(sel))
 
-    items, x, y, kinds, missing = decision_rows(assistant, sets, limit)
-    log(f"decision: {len(y)} rows ({int(y.sum())} answerable)")
-    ids = sorted({q.id for q in items})
+
+def fit_rows(rows: list[dict[str, Any]], features: tuple[str, ...], k: int, refuse_rate: float, caveat_rate: float,
+             group_caveat_rate: float | None) -> dict[str, Any]:
+    """The logistic fit and the thresholds on decision rows, by k-fold CV (folds by group), then
+    on all rows. Thresholds: refusals <= ``refuse_rate`` of the answerable questions of every
+    set:type group, hedging <= ``caveat_rate`` of all and <= ``group_caveat_rate`` of every group."""
+    x = np.asarray([[r["features"].get(f, 0.0) for f in features] for r in rows], dtype=np.float64)
+    y = np.asarray([r["label"] for r in rows], dtype=np.float64)
+    groups = sorted({r["group"] for r in rows})
     rng = random.Random(SEED)
-    rng.shuffle(ids)
-    fold_of = {qid: j % k for j, qid in enumerate(ids)}  # both copies of a question in one fold
+    rng.shuffle(groups)
+    fold_of = {g: j % k for j, g in enumerate(groups)}  # every copy of a question in one fold
+
+    def fit(sel: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+        w, b = logistic(x[sel], y[sel])
+        p = 1 / (1 + np.exp(-(x[sel] @ w + b)))
+        pos = [r for r, s in zip(rows, sel, strict=True) if s and r["label"] == 1]
+        t_ref, t_cav = thresholds(p[y[sel] == 1], refuse_rate, caveat_rate,
+                                  [f"{r['set']}:{r['type']}" for r in pos], group_caveat_rate)
+        return w, b, t_ref, t_cav
+
     held: dict[str, list[float]] = {}
     for f in range(k):
-        tr = np.array([fold_of[q.id] != f for q in items])
-        w, b = logistic(x[tr], y[tr])
-        p_tr = 1 / (1 + np.exp(-(x[tr] @ w + b)))
-        t_ref, t_cav = thresholds(p_tr[y[tr] == 1], refuse_rate, caveat_rate,
-                                  [q.type for q, t, yi in zip(items, tr, y, strict=True) if t and yi == 1])
-        te = ~tr
+        te = np.array([fold_of[r["group"]] == f for r in rows])
+        w, b, t_ref, t_cav = fit(~te)
         p_te = 1 / (1 + np.exp(-(x[te] @ w + b)))
-        outs = outcomes(p_te, [m for m, t in zip(missing, te, strict=True) if t], t_ref, t_cav)
-        te_kinds = [kd for kd, t in zip(kinds, te, strict=True) if t]
-        te_types = [q.type for q, t in zip(items, te, strict=True) if t]
-        kinds_here = [("answerable", None), ("loo", None), ("unanswerable", None)]
-        kinds_here += [("answerable", t) for t in sorted(set(te_types)) if t != "unanswerable"]
-        for kind, qtype in kinds_here:
-            sel = [o for o, kd, ty in zip(outs, te_kinds, te_types, strict=True)
-                   if kd == kind and qtype in (None, ty)]
-            kind = kind if qtype is None else f"{kind}[{qtype}]"
-            if sel:
-                held.setdefault(f"{kind}.refused", []).append(sum(o == "refuse" for o in sel) / len(sel))
-                held.setdefault(f"{kind}.caveated", []).append(sum(o == "caveat" for o in sel) / len(sel))
-                held.setdefault(f"{kind}.refused_or_caveated", []).append(sum(o != "answer" for o in sel) / len(sel))
-    w, b = logistic(x, y)
-    p_all = 1 / (1 + np.exp(-(x @ w + b)))
-    t_ref, t_cav = thresholds(p_all[y == 1], refuse_rate, caveat_rate,
-                              [q.type for q, yi in zip(items, y, strict=True) if yi == 1])
+        te_rows = [r for r, t in zip(rows, te, strict=True) if t]
+        _held_rates(held, te_rows, outcomes(p_te, [r["missing"] for r in te_rows], t_ref, t_cav))
+    w, b, t_ref, t_cav = fit(np.ones(len(rows), dtype=bool))
+    kinds = [r["kind"] for r in rows]
     return {"rows": {kd: kinds.count(kd) for kd in ("answerable", "loo", "unanswerable")}, "folds": k,
-            "policy": {"refuse_rate": refuse_rate, "caveat_rate": caveat_rate},
+            "features": list(features),
+            "policy": {"refuse_rate": refuse_rate, "caveat_rate": caveat_rate, "group_caveat_rate": group_caveat_rate,
+                       "groups": "set:type of the answerable questions"},
             "held_out": {key: spread(v) for key, v in sorted(held.items())},
-            "chosen": {"bias": round(b, 3), **{f"w_{f}": round(float(v), 3) for f, v in zip(FEATURES, w, strict=True)},
+            "chosen": {"bias": round(b, 3), **{f"w_{f}": round(float(v), 3) for f, v in zip(features, w, strict=True)},
                        "refuse_below": round(t_ref, 4), "caveat_below": round(t_cav, 4)}}
+
+
+def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, caveat_rate: float,
+                 limit: int | None = None, group_caveat_rate: float | None = 0.2,
+                 cache: Path | None = None) -> dict[str, Any]:
+    """The decision fit with the product's features, and beside it the same fit without the
+    answer-evidence features (``sentence_share``, ``sentence_margin``) on the same folds."""
+    from assistant.decision import FEATURES
+
+    rows = decision_rows(assistant, sets, limit, cache)
+    log(f"decision: {len(rows)} rows ({sum(r['label'] for r in rows)} answerable)")
+    out = fit_rows(rows, FEATURES, k, refuse_rate, caveat_rate, group_caveat_rate)
+    older = tuple(f for f in FEATURES if f not in ("sentence_share", "sentence_margin"))
+    if older != FEATURES:
+        out["without_answer_evidence"] = {key: v for key, v in fit_rows(rows, older, k, refuse_rate, caveat_rate,
+                                                                         group_caveat_rate).items() if key != "rows"}
+    return out
 
 
 # --- extractive answer ---------------------------------------------------------------------------
 def answer_configs() -> list[dict[str, Any]]:
-    grid = itertools.product((0.2, 0.4, 0.6), (0.0, 0.3, 0.6), (2, 3), (0.8, 0.9, 1.0))
+    grid = itertools.product((0.2, 0.4, 0.6), (0.0, 0.3, 0.6), (2, 3), (0.6, 0.8, 0.9, 1.0))
     return [{"lexical_weight": a, "retrieval_prior": b, "top_doc_sentences": c, "other_doc_share": d} for a, b, c, d in grid]
 
 
@@ -271,7 +318,7 @@ def fit_answer(assistant: Any, sets: list[str], k: int, limit: int | None = None
         key = (i, json.dumps(cfg, sort_keys=True))
         if key not in cache:
             t = turns[i]
-            chosen = choose(t.evidence, [s for _, s in t.hits], base.model_copy(update=cfg)) if t.evidence else []
+            chosen = choose(t.evidence, [s for _, s in t.hits], base.model_copy(update=cfg), t.answers or None) if t.evidence else []
             text = " ".join(s.text for s in chosen)
             works = [t.hits[s.doc_index][0].work_id for s in chosen]
             cp = sum(w in items[i].gold for w in works) / len(works) if works else 0.0
@@ -311,11 +358,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default: ./.assistant, ingested if empty)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--scifact-dir", help="retrieval: also fit on SciFact-2101 train, indexed in this data dir")
-    ap.add_argument("--sets", default="dev,generated", help="tuning sets (comma-separated): dev, generated")
+    ap.add_argument("--sets", default="dev,generated", help="tuning sets (comma-separated): dev, generated, calibration")
     ap.add_argument("--out-dir", default=str(FITS_DIR), help="where the fit files go (default evals/fits)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N questions of each set (a smoke run)")
     ap.add_argument("--refuse-rate", type=float, default=0.01, help="policy: share of answerable questions refused")
     ap.add_argument("--caveat-rate", type=float, default=0.10, help="policy: share of answerable questions hedged")
+    ap.add_argument("--group-caveat-rate", type=float, default=0.20,
+                    help="policy: share of the answerable questions of each set:type group hedged")
+    ap.add_argument("--rows-cache", default=None, help="decision: read/write the analysed rows here (JSON)")
     args = ap.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
     assistant = open_assistant(args.data_dir)
@@ -326,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
             out = fit_retrieval(assistant, sets, args.folds, args.scifact_dir, args.limit)
         elif part == "decision":
             out = fit_decision(assistant, sets + ["generated_unanswerable"], args.folds, args.refuse_rate,
-                               args.caveat_rate, args.limit)
+                               args.caveat_rate, args.limit, args.group_caveat_rate,
+                               Path(args.rows_cache) if args.rows_cache else None)
         else:
             out = fit_answer(assistant, sets, args.folds, args.limit)
         out["seconds"] = round(time.perf_counter() - t, 1)

@@ -154,6 +154,7 @@ def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any, loo: bool =
         if q.previous:
             prev = answers.get(q.previous)
             prev_text = by_id[q.previous].text if q.previous in by_id else all_dev.get(q.previous, {}).get("question", "")
+            prev_text = prev_text or q.raw.get("previous_question", "")  # a derived follow-up carries it
             if prev is None and prev_text:  # --limit left the previous question out: answer it, unscored
                 prev = assistant.ask(prev_text, backend=backend, k=k_answer)
             history = _history(prev_text, prev.text if prev is not None else "")

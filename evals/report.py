@@ -18,6 +18,7 @@ ANSWER_ROWS = (
     ("answerable_caveated_rate", "Answerable questions answered with a caveat"),
     ("unanswerable_refused_or_caveated", "Unanswerable refused or caveated"),
     ("baseline_key_point_coverage", "Key points of the naive baseline (2 closest sentences of its top abstract)"),
+    ("baseline_citation_precision", "Citation precision of the naive baseline (its top abstract cited)"),
     ("model_declined", "Model declined (NOT IN SOURCES: the evidence quoted under a caveat)"),
 )
 
@@ -50,11 +51,33 @@ def summary_table(results: dict[str, Any]) -> str:
     ans = (results.get("answers") or {}).get("all")
     if ans:
         lines.append(f"answers ({results.get('backend')}): " + ", ".join(f"{k} {_f(ans.get(k))}" for k, _ in ANSWER_ROWS))
+    for t, row in per_type_rows(results):
+        lines.append(f"  {t:12s} " + ", ".join(f"{k} {v}" for k, v in row.items()))
     loo = results.get("leave_one_out")
     if loo:
         lines.append("leave-one-out (gold left out): " + ", ".join(f"{k} {_f(v)}" for k, v in loo.items()))
     lines.append(f"run folder: {results.get('run_dir')}")
     return "\n".join(lines)
+
+
+PER_TYPE = (("answerable_caveated_rate", None, "hedged"), ("false_refusal_rate", None, "refused"),
+            ("citation_precision", "baseline_citation_precision", "citation precision (baseline)"),
+            ("key_point_coverage", "baseline_key_point_coverage", "key points (baseline)"))
+
+
+def per_type_rows(results: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
+    """Per answerable question type: hedge rate, refusal rate, citation precision and key points,
+    the naive baseline's beside the last two (it never hedges or refuses)."""
+    by_type = (results.get("answers") or {}).get("by_type") or {}
+    out = []
+    for t, a in by_type.items():
+        if t == "unanswerable":
+            continue
+        row = {"n": str(a.get("n"))}
+        for key, base, label in PER_TYPE:
+            row[label] = _f(a.get(key)) + (f" ({_f(a.get(base))})" if base else "")
+        out.append((t, row))
+    return out
 
 
 def write_report(results: dict[str, Any]) -> str:
@@ -89,6 +112,10 @@ def write_report(results: dict[str, Any]) -> str:
         lines += [f"## Answers ({r.get('backend')})", ""]
         lines += _table(["metric", "all", *[t for t in ans["by_type"]]],
                         [[label, _f(a.get(key)), *[_f(ans["by_type"][t].get(key)) for t in ans["by_type"]]] for key, label in ANSWER_ROWS])
+        typed = per_type_rows(r)
+        if typed:
+            lines += ["", "### Answerable questions per type, beside the naive baseline (in brackets)", ""]
+            lines += _table(["type", *typed[0][1]], [[t, *row.values()] for t, row in typed])
         lines += ["", "Latency per stage (s):", ""]
         lines += _table(["stage", "p50", "p95"], [[s, _f(v["p50"]), _f(v["p95"])] for s, v in a["latency"].items()])
         tok = a["tokens"]["total"]

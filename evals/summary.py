@@ -5,7 +5,8 @@ Rows: Recall@5 / nDCG@10 of the naive baseline (BM25 + one vector per abstract, 
 hybrid pipeline; paraphrase Recall@5 and multi-paper Recall@10 where the split has them; answers
 (refused answerable, unanswerable refused or caveated, citation precision, key points, the
 baseline's key points), leave-one-out outcomes, and for an LLM backend how often the model declined
-and its seconds to the first token and to the whole answer. A column is named by split and backend,
+and its seconds to the first token and to the whole answer; then per answerable question type the
+hedge rate, refusal rate, citation precision and key points, each beside the naive baseline's. A column is named by split and backend,
 so runs of one split with different backends (``--backend local|extractive|openai``) sit side by side.
 """
 
@@ -48,7 +49,17 @@ def rows(results: dict[str, Any]) -> dict[str, Any]:
         "leave-one-out model declined": _get(results, "leave_one_out", "model_declined") if llm else None,
         "first token p50 s": _get(a, "latency", "first_token", "p50"),
         "answer p50 s": _get(a, "latency", "total", "p50"),
+        "baseline citation precision": a.get("baseline_citation_precision"),
     })
+    for t, at in (_get(results, "answers", "by_type") or {}).items():
+        if t == "unanswerable":
+            continue
+        out[f"{t}: hedged"] = at.get("answerable_caveated_rate")
+        out[f"{t}: refused"] = at.get("false_refusal_rate")
+        out[f"{t}: citation precision"] = at.get("citation_precision")
+        out[f"{t}: baseline citation precision"] = at.get("baseline_citation_precision")
+        out[f"{t}: key points"] = at.get("key_point_coverage")
+        out[f"{t}: baseline key points"] = at.get("baseline_key_point_coverage")
     return out
 
 
@@ -59,7 +70,8 @@ def table(runs: list[Path]) -> str:
         res = json.loads(p.read_text(encoding="utf-8"))
         name = f"{res['dataset']}{'/' + res['split'] if res.get('kind') == 'beir' else ''}"
         loaded.append((f"{name} ({res['backend']})" if res.get("backend") else name, rows(res)))
-    keys = [k for k in loaded[0][1] if any(_present(r.get(k)) for _, r in loaded)] if loaded else []
+    every = list(dict.fromkeys(k for _, r in loaded for k in r))  # per-type rows differ between splits
+    keys = [k for k in every if any(_present(r.get(k)) for _, r in loaded)]
     lines = ["| figure | " + " | ".join(name for name, _ in loaded) + " |", "|---" * (len(loaded) + 1) + "|"]
     for k in keys:
         lines.append(f"| {k} | " + " | ".join(_f(r.get(k)) if r.get(k) is not None else "–" for _, r in loaded) + " |")

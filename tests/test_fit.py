@@ -106,3 +106,32 @@ def test_settle_keeps_the_current_constant_unless_the_best_wins_by_more_than_one
     chosen, note = settle(["a", "b"], "a", score, held, 10)
     assert chosen == "a" and note["best"] == "b"  # a 0.004 gain is within the noise: keep "a"
     assert settle(["a", "b", "c"], "a", score, held, 10)[0] == "c"  # a clear win moves the constant
+
+
+def test_hedging_bound_holds_for_every_group_when_asked() -> None:
+    # far paraphrases score lowest: a pooled 10% hedging bound hedges most of them
+    p = np.r_[np.linspace(0.5, 1.0, 90), np.linspace(0.1, 0.4, 10)]
+    groups = ["generated:lookup"] * 90 + ["calibration:paraphrase"] * 10
+    _, pooled = thresholds(p, 0.01, 0.10, groups)
+    t_ref, per_group = thresholds(p, 0.01, 0.10, groups, group_caveat_rate=0.2)
+    far = p[90:]
+    assert np.mean(far < pooled) > 0.2
+    assert np.mean(far < per_group) <= 0.2 and np.mean(p < per_group) <= 0.10
+    assert t_ref <= per_group
+
+
+def test_calibration_derivations_are_mechanical_and_keep_their_source() -> None:
+    from evals.calibration import follow_up, short_form
+
+    assert short_form("What are the types of linear layer approximations considered for the FFN?") == \
+        "linear layer approximations considered"
+    assert short_form("What kind of problem does the modular multitask setting address?") == \
+        "problem modular multitask setting address"
+    assert short_form("What is it?") is None
+    assert follow_up("What is Diff Transformer?", "What does Diff Transformer do to noise?") == "What does it do to noise?"
+    assert follow_up("What is Diff Transformer?", "What limits Diff Transformer's speed?") == "What limits its speed?"
+    assert follow_up("What is Diff Transformer?", "What are Diff Transformer models good at?").startswith("And what are")
+    rows = [json.loads(line) for line in (Path(__file__).resolve().parent.parent / "evals" / "datasets" /
+                                          "calibration.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert rows and all(r["derived_from"] and r["split"] == "calibration" for r in rows)
+    assert {r["type"] for r in rows} == {"paraphrase", "short", "followup"}
