@@ -15,6 +15,7 @@ from typing import Any
 
 from assistant import decision as decision_mod
 from assistant.citations import Verifier
+from assistant.collection import shaped_answer
 from assistant.conversation import evidence_question, standalone_question
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.export import reference_metadata
@@ -95,6 +96,10 @@ class AnswerEngine:
         self._retrieve(turn, base)
         self._decide(turn)
         assert turn.decision is not None
+        if (shaped := shaped_answer(self, base, turn)) is not None:  # lists, comparisons, overviews (H3)
+            yield shaped.text
+            yield self._finish(shaped, turn)
+            return
         if turn.decision.outcome == "refuse":
             yield self._refusal(base, turn)
             return

@@ -188,6 +188,21 @@ class VerifySettings(BaseModel):
     attribution_sentences: int = 2  # a source's sentences a claim may draw on (the best, and the next if above the threshold); sanity bound: a claim joins at most two
 
 
+class CollectionSettings(BaseModel):
+    """Questions about the collection: lists, comparisons, overviews (assistant/collection.py).
+    The relevance of an abstract to a list's topic is ``lexical_weight`` x (IDF-weighted share of
+    the topic's terms in its best sentence) + (1 - ``lexical_weight``) x (its best chunk's cosine);
+    both fitted by ``python -m evals.lists fit`` (5-fold CV on evals/datasets/lists.jsonl,
+    evals/fits/lists.json)."""
+
+    candidates: int = 40  # abstracts read per list question (sanity bound: 8x top_k; gold sets of the list split hold at most 25)
+    lexical_weight: float = 0.6  # fit: evals/fits/lists.json (held-out recall 0.94 +- 0.04, precision 0.97 +- 0.02)
+    cutoff: float = 0.61  # relevance an abstract needs to be listed; fit: evals/fits/lists.json
+    display_max: int = 25  # items shown with citations; the rest stay in Answer.items (sanity bound: one screen)
+    overview_max: int = 8  # items in an overview's groups (sanity bound: a short answer)
+    min_acronym: int = 3  # a topic's acronym shorter than this is not searched (IR, CV, AI read as other things); sanity bound
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ASSISTANT_", env_nested_delimiter="__", extra="ignore",
                                       populate_by_name=True)
@@ -217,6 +232,7 @@ class Settings(BaseSettings):
     decision: DecisionSettings = Field(default_factory=DecisionSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
+    collection: CollectionSettings = Field(default_factory=CollectionSettings)
 
     # --- answering -----------------------------------------------------------------------
     backend: BackendName | None = None  # None: assistant.backends.resolve picks openai, local, extractive

@@ -1,4 +1,4 @@
-"""The public result types of the Python API: Hit, Evidence, Citation, Answer.
+"""The public result types of the Python API: Hit, Evidence, Citation, ListItem, Answer.
 
 Their field names are a public contract (JSON keys of the CLI too): extend, never rename.
 """
@@ -68,6 +68,28 @@ class AnswerSentence:
 
 
 @dataclass
+class ListItem:
+    """One abstract of a list, comparison or overview answer ("[n] label — what it does about the
+    topic"). ``cited``: shown with its verified citation [n]; items left out by the relevance cut-off
+    or the display cap are kept with ``cited=False`` (n = 0) so they stay reachable."""
+
+    n: int
+    doc_id: str
+    label: str
+    text: str  # the abstract's sentence that best matches the topic (what it does about it)
+    source: str
+    score: float = 0.0  # relevance to the topic (assistant/collection.py)
+    cited: bool = True
+    reports: str = ""  # comparisons: the sentence stating what the paper reports
+    name: str = ""  # comparisons: the name in the question this abstract stands for
+    group: str = ""  # overviews: the kind of contribution it is listed under
+    above_cutoff: bool = True  # False: it mentions the topic but ranks below the relevance cut-off
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class Answer:
     question: str
     text: str
@@ -83,6 +105,8 @@ class Answer:
     caveat: str | None = None  # what the sources do not state (an answer is still given unless refused)
     fallback_from: str | None = None  # the backend that failed or declined when the text is extracted
     relevance: float | None = None  # P(the collection answers the question), assistant/decision.py
+    shape: str = "fact"  # fact | list | compare | overview (assistant/shape.py)
+    items: list[ListItem] = field(default_factory=list)  # list / compare / overview answers: every abstract found
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

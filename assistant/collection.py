@@ -1,0 +1,328 @@
+"""Answers about the collection: lists of papers, comparisons of named papers, overviews of a topic.
+
+``shaped_answer`` is the engine's one branch after its decision (``AnswerEngine.stream``): a
+question whose shape (``assistant.shape``) is not a single fact is answered here, extractively,
+with one line per abstract; ``None`` hands it back to the ordinary answer path.
+
+- **list**: more candidates than ``top_k`` are read (``collection.candidates``); each gets a
+  relevance to the topic — ``lexical_weight`` x the IDF-weighted share of the topic's terms in its
+  best sentence + the rest x its best chunk's cosine (the retriever's own vectors: no embedding
+  beyond the query's) — and those at or above ``cutoff`` are listed, most relevant first (both
+  constants fitted by 5-fold CV, ``python -m evals.lists fit``). Each line quotes the abstract's
+  sentence that best matches the topic; every line is checked by the citation ``Verifier`` like any
+  answer. Abstracts beyond the display cap, and candidates below the cut-off that still hold every
+  topic term, stay in ``Answer.items`` (``cited=False``) and the closing line counts them.
+- **follow-up** on a list ("which of these report speed-ups?"): the abstracts of the previous
+  list (read back from the conversation's last answer) are scored against the new topic the same
+  way, their dense part from their sentences' vectors, and only they can be listed.
+- **compare**: each name of the question is resolved to the abstract that mentions it and ranks
+  best for it (distinct abstracts, else the question is one paper's fact); each is shown side by
+  side with what it does (its sentence best matching the name) and what it reports (its sentence
+  with the most figures, else its last: abstracts close with their results), all cited.
+- **overview**: the list, at most ``overview_max`` items, grouped by the kind of contribution the
+  abstract states in the first person (we propose / we show / a benchmark or survey).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from assistant.citations import Verifier
+from assistant.evidence import coverage, embed, terms
+from assistant.grounding import mentioned
+from assistant.hits import to_hit
+from assistant.shape import COMPARE, LIST, OVERVIEW, Shape, detect
+from assistant.store import StoredDoc
+from assistant.text import split_sentences
+from assistant.types import Answer, AnswerSentence, Citation, Evidence, ListItem
+
+_ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|x\b|×)?")
+# How abstracts state their contribution in the first person (English academic register).
+_GROUPS = [
+    ("Methods and models proposed", re.compile(r"\bwe\s+(?:propose|introduce|present|develop|design|build|devise)\b", re.I)),
+    ("Analyses and findings", re.compile(r"\bwe\s+(?:show|find|prove|demonstrate|analy[sz]e|study|investigate|examine|observe|argue|identify)\b", re.I)),
+    ("Benchmarks, datasets and surveys", re.compile(r"\b(?:benchmark|dataset|survey|review)s?\b", re.I)),
+]
+OTHER_GROUP = "Other work"
+
+
+@dataclass
+class Candidate:
+    doc: StoredDoc
+    lexical: float  # IDF-weighted share of the topic's terms in the best sentence
+    dense: float  # cosine of the best chunk (or sentence) with the topic
+    sentence: tuple[int, int]  # span of the best sentence in doc.original
+    mentions: bool  # every topic term is somewhere in the abstract
+
+    def relevance(self, lexical_weight: float) -> float:
+        return lexical_weight * self.lexical + (1.0 - lexical_weight) * self.dense
+
+    @property
+    def quote(self) -> str:
+        return self.doc.original[self.sentence[0] : self.sentence[1]]
+
+
+# --- candidates -----------------------------------------------------------------------------------
+def _has_run(seq: list[str], run: list[str]) -> bool:
+    n = len(run)
+    return n > 0 and any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
+
+
+def _best_sentence(text: str, q_terms: list[str], idf: Any, acronym: str | None = None) -> tuple[float, tuple[int, int]]:
+    """The sentence that best names the topic and its lexical score: half for the share of the
+    topic's terms it holds (IDF-weighted), half for holding them in the topic's order, side by side
+    (a multiword term is a fixed expression: "state space models", not "state ... models"). A
+    sentence that writes the topic's acronym names it in full."""
+    best, span = -1.0, (0, len(text))
+    short = re.compile(rf"\b{re.escape(acronym)}s?\b") if acronym else None
+    for s in split_sentences(text):
+        sentence = text[s.start : s.end]
+        seq = terms(sentence)
+        if short is not None and short.search(sentence):
+            score = 1.0
+        else:
+            score = 0.5 * coverage(q_terms, set(seq), idf) + 0.5 * float(len(q_terms) > 1 and _has_run(seq, q_terms))
+        if score > best + 1e-9:
+            best, span = score, (s.start, s.end)
+    return max(best, 0.0), span
+
+
+def _candidate(doc: StoredDoc, q_terms: list[str], idf: Any, dense: float, acronym: str | None = None) -> Candidate:
+    lexical, span = _best_sentence(doc.original, q_terms, idf, acronym)
+    doc_terms = set(terms(doc.text))
+    return Candidate(doc, lexical, dense, span, bool(q_terms) and all(t in doc_terms for t in q_terms))
+
+
+def acronym_of(topic: str, texts: list[str], min_chars: int) -> str | None:
+    """The acronym the abstracts define for ``topic`` ("state space models (SSMs)" -> "SSM"):
+    English technical writing introduces a term with its acronym in brackets."""
+    words = re.findall(r"[A-Za-z0-9]+", topic)
+    if len(words) < 2:
+        return None
+    body = r"[\s-]+".join(re.escape(w) for w in words)
+    pattern = re.compile(rf"\b{body}s?\s*\(([A-Z][A-Za-z0-9-]*?[A-Z][A-Za-z0-9-]*?)s?\)", re.I)
+    for text in texts:
+        m = pattern.search(text)
+        if m and len(m.group(1)) >= min_chars and m.group(1)[0].isupper():
+            return m.group(1)
+    return None
+
+
+def candidates(engine: Any, topic: str, n: int, exclude: set[str] | None = None) -> list[Candidate]:
+    """The ``n`` best abstracts for ``topic`` (one per work) with their relevance features, and the
+    abstracts BM25 finds for the topic's acronym when the abstracts define one."""
+    lists = engine.retriever.signals(topic, n)
+    hits = engine.retriever.retrieve(topic, n, exclude=exclude, lists=lists)
+    chunk = dict(lists.get("chunk", []))
+    floor = min(chunk.values(), default=0.0)  # an abstract outside the chunk list is at most this close
+    idf, q_terms = engine.idf(), terms(topic)
+    acronym = acronym_of(topic, [d.original for d, _ in hits], engine.settings.collection.min_acronym)
+    if acronym:
+        seen = {d.work_id for d, _ in hits} | set(exclude or ())
+        ranked = engine.retriever.signals(acronym, n, names=["bm25"]).get("bm25", [])
+        docs = engine.retriever.fetch([d for d, _ in ranked])
+        for doc_id, _ in ranked:
+            doc = docs.get(doc_id)
+            if doc is not None and doc.work_id not in seen:
+                seen.add(doc.work_id)
+                hits.append((doc, 0.0))
+    return [_candidate(doc, q_terms, idf, chunk.get(doc.doc_id, floor), acronym) for doc, _ in hits]
+
+
+def rescored(engine: Any, topic: str, docs: list[StoredDoc]) -> list[Candidate]:
+    """``docs`` (a previous list) scored for ``topic``; dense = their best sentence's cosine."""
+    idf, q_terms = engine.idf(), terms(topic)
+    q_vec = embed(engine.cache.embedder, [topic])[0]
+    out = []
+    for doc, (_, vecs) in zip(docs, engine.cache.get([d.original for d in docs]), strict=True):
+        dense = float(np.max(vecs @ q_vec)) if len(vecs) else 0.0
+        out.append(_candidate(doc, q_terms, idf, dense))
+    return out
+
+
+# --- the engine's branch --------------------------------------------------------------------------
+def previous_list(history: list[dict[str, str]]) -> list[str]:
+    """The last answer's list lines ("[n] label — sentence"), without their numbers."""
+    answers = [m.get("content", "") for m in history if m.get("role") == "assistant"]
+    if not answers:
+        return []
+    return [m.group("line") for line in answers[-1].splitlines() if (m := _ITEM_LINE.match(line))]
+
+
+def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
+    """The answer for a list / compare / overview question, or None for the ordinary path."""
+    quotes = previous_list(turn.history)
+    shape = detect(turn.question, previous_was_list=bool(quotes))
+    if shape.is_fact:
+        return None
+    decision = turn.decision
+    if shape.kind != COMPARE and decision is not None and decision.missing:
+        return None  # a named thing no abstract mentions: the refusal says so
+    cfg = engine.settings.collection
+    if shape.kind == COMPARE:
+        return _compare(engine, base, shape, turn.exclude)
+    if shape.follow_up:
+        docs = _docs_of_quotes(engine, quotes)
+        if not docs:
+            return None
+        found = rescored(engine, shape.topic, docs)
+    else:
+        found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
+    ranked = sorted(found, key=lambda c: -c.relevance(cfg.lexical_weight))
+    listed = [c for c in ranked if c.relevance(cfg.lexical_weight) >= cfg.cutoff]
+    if not listed:
+        return None
+    further = [c for c in ranked if c not in listed and c.mentions]
+    cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
+    return _listing(engine, base, shape, listed, further, cap)
+
+
+def _docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:
+    """The abstracts holding each listed line's quoted sentence (found through BM25 on it). A label
+    or a sentence may hold " — " itself: the longest tail after one that an abstract holds wins."""
+    out: dict[str, StoredDoc] = {}
+    for line in lines:
+        parts = line.split(" — ")
+        for i in range(1, len(parts)):
+            quote = " ".join(" — ".join(parts[i:]).split())
+            ranked = engine.retriever.signals(quote, 3, names=["bm25"]).get("bm25", [])
+            docs = engine.retriever.fetch([d for d, _ in ranked])
+            doc = next((docs[d] for d, _ in ranked if d in docs and quote in " ".join(docs[d].original.split())), None)
+            if doc is not None:
+                out.setdefault(doc.doc_id, doc)
+                break
+    return list(out.values())
+
+
+# --- verification ---------------------------------------------------------------------------------
+def _verify(engine: Any, doc: StoredDoc, claims: list[str]) -> list[tuple[bool, list[Evidence]]]:
+    """Each claim checked against ``doc`` by the citation Verifier (as every answer is)."""
+    verifier = Verifier([doc.original], engine.cache, engine.idf(), engine.settings.verify)
+    out = []
+    for claim in claims:
+        result = verifier.verify(f"{claim} [1]")
+        ok = bool(result.sentences) and all(s.supported for s in result.sentences)
+        out.append((ok, result.evidence.get(0, [])))
+    return out
+
+
+def _item(doc: StoredDoc, n: int, text: str, score: float, **extra: Any) -> ListItem:
+    hit = to_hit(doc, score, max(n, 1))
+    return ListItem(n=n, doc_id=doc.doc_id, label=doc.label, text=" ".join(text.split()), source=hit.source,
+                    score=round(score, 4), **extra)
+
+
+def _citation(doc: StoredDoc, n: int, score: float, evidence: list[Evidence]) -> Citation:
+    hit = to_hit(doc, score, n)
+    return Citation(n=n, doc_id=doc.doc_id, label=doc.label, text=doc.original, source=hit.source,
+                    evidence=sorted(evidence, key=lambda e: e.start), score=round(score, 4))
+
+
+# --- lists and overviews --------------------------------------------------------------------------
+def _group(doc: StoredDoc) -> str:
+    return next((name for name, pattern in _GROUPS if pattern.search(doc.original)), OTHER_GROUP)
+
+
+def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], further: list[Candidate], cap: int) -> Answer:
+    w = engine.settings.collection.lexical_weight
+    shown, beyond = listed[:cap], listed[cap:]
+    items: list[ListItem] = []
+    for c in shown:
+        [(ok, evidence)] = _verify(engine, c.doc, [c.quote])
+        if not ok:
+            beyond.append(c)
+            continue
+        n = len(base.citations) + 1
+        items.append(_item(c.doc, n, c.quote, c.relevance(w), group=_group(c.doc) if shape.kind == OVERVIEW else ""))
+        base.citations.append(_citation(c.doc, n, c.relevance(w), evidence))
+        base.sentences.append(AnswerSentence(text=items[-1].text, citations=[n]))
+    rest = [_item(c.doc, 0, c.quote, c.relevance(w), cited=False) for c in beyond]
+    rest += [_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
+    base.shape, base.items = shape.kind, items + rest
+    base.text = _list_text(shape, items, len(beyond), len(further))
+    return base
+
+
+def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int) -> str:
+    topic = shape.topic
+    scope = "of the abstracts listed before " if shape.follow_up else ""
+    if shape.kind == OVERVIEW:
+        head = f"Overview of {topic} from {len(items)} abstract{'s' if len(items) != 1 else ''}, grouped by the kind of work:"
+        lines = [head]
+        for group in [g for g, _ in _GROUPS] + [OTHER_GROUP]:
+            members = [i for i in items if i.group == group]
+            if members:
+                lines.append(f"{group}:")
+                lines += [f"[{i.n}] {i.label} — {i.text}" for i in members]
+    else:
+        lines = [f"{len(items)} {scope}abstract{'s' if len(items) != 1 else ''} on {topic} "
+                 f"(answered as a list, most relevant first):"]
+        lines += [f"[{i.n}] {i.label} — {i.text}" for i in items]
+    if beyond:
+        lines.append(f"{beyond} further abstract{'s' if beyond != 1 else ''} on {topic} "
+                     f"{'are' if beyond != 1 else 'is'} not shown here (see the full list).")
+    if further:
+        lines.append(f"{further} further abstract{'s' if further != 1 else ''} mention{'' if further != 1 else 's'} "
+                     f"{topic} but rank{'' if further != 1 else 's'} below the relevance cut-off.")
+    return "\n".join(lines)
+
+
+# --- comparisons ----------------------------------------------------------------------------------
+def _resolve(engine: Any, name: str, taken: set[str], exclude: set[str] | None) -> tuple[StoredDoc, float] | None:
+    """The best-ranked abstract for ``name`` that mentions it and is not taken by another name."""
+    for doc, score in engine.retriever.retrieve(name, 5, exclude=exclude):
+        if doc.work_id not in taken and mentioned(name, doc.original):
+            return doc, score
+    return None
+
+
+def _reports(doc: StoredDoc, does: tuple[int, int]) -> str:
+    spans = [(s.start, s.end) for s in split_sentences(doc.original) if (s.start, s.end) != does]
+    if not spans:
+        return ""
+    figures = [len(_FIGURE.findall(doc.original[a:b])) for a, b in spans]
+    a, b = spans[int(np.argmax(figures))] if max(figures) else spans[-1]
+    return doc.original[a:b]
+
+
+def _compare(engine: Any, base: Answer, shape: Shape, exclude: set[str] | None) -> Answer | None:
+    idf = engine.idf()
+    resolved: list[tuple[str, StoredDoc, float]] = []
+    missing: list[str] = []
+    for name in shape.names:
+        got = _resolve(engine, name, {d.work_id for _, d, _ in resolved}, exclude)
+        if got is None:
+            missing.append(name)
+        else:
+            resolved.append((name, *got))
+    if len(resolved) < 2:
+        return None  # one paper (or none): the ordinary answer, whose grounding names what is missing
+    lines = [f"Comparison of {len(resolved)} named papers, side by side:"]
+    for name, doc, score in resolved:
+        _, does = _best_sentence(doc.original, list(dict.fromkeys(terms(name))), idf)
+        what, reports = doc.original[does[0] : does[1]], _reports(doc, does)
+        claims = [what] + ([reports] if reports else [])
+        checks = _verify(engine, doc, claims)
+        if not checks[0][0]:
+            continue
+        n = len(base.citations) + 1
+        reports_ok = len(checks) > 1 and checks[1][0]
+        evidence = [e for ok, ev in checks if ok for e in ev]
+        base.citations.append(_citation(doc, n, score, evidence))
+        base.items.append(_item(doc, n, what, score, name=name, reports=" ".join(reports.split()) if reports_ok else ""))
+        base.sentences += [AnswerSentence(text=" ".join(c.split()), citations=[n]) for c, (ok, _) in zip(claims, checks, strict=True) if ok]
+        item = base.items[-1]
+        lines.append(f"[{n}] {name} ({doc.label}) — what it does: {item.text}"
+                     + (f" What it reports: {item.reports} [{n}]" if item.reports else ""))
+    if missing:
+        lines.append(f"None of the abstracts found mentions {', '.join(repr(m) for m in missing)}.")
+    base.shape, base.text = COMPARE, "\n".join(lines)
+    return base if base.citations else None
+
+
+__all__ = ["LIST", "OVERVIEW", "Candidate", "candidates", "previous_list", "rescored", "shaped_answer"]

@@ -1,0 +1,304 @@
+"""The list split: questions about the collection ("which papers…", "compare A and B", "what is
+known about X"), made reproducibly from the corpus, and the fit of the list's relevance cut-off.
+
+    python -m evals.lists build [--data-dir D]   # -> evals/datasets/lists.jsonl (+ lists.meta.json)
+    python -m evals.lists fit [--data-dir D]     # 5-fold CV -> evals/fits/lists.json
+    assistant eval --dataset lists               # list recall / precision per shape beside the baseline
+
+**Topic groups** are the technical terms the abstracts define: English technical writing
+introduces a term with its acronym in brackets ("state space models (SSMs)"), so a run of words
+whose initials spell the bracketed capitals is a term (at least two words, hyphens read as
+spaces). Expansions of one acronym that share at least half their stems are one term (vision /
+visual language models, VLM); an acronym with unrelated expansions (GSS) is ambiguous and only
+its expansions' words count. A work holds a term when its text has an expansion's words (last
+word singular or plural) or, for an unambiguous acronym of ``MIN_ACRONYM`` or more characters,
+the acronym as a word. Groups with ``MIN_DF``..``MAX_DF`` works are kept, largest first, skipping
+one whose works overlap a kept group by a Jaccard index of ``MAX_OVERLAP`` or more. Each group is
+a gold set. Questions come from fixed templates; a comparison pairs two works of one group that
+each have a name (assistant.grounding) used twice in their abstract and found in no other work.
+Nothing here reads an evaluation question.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from evals.data import DATASETS_DIR, EVALS_DIR, load_for_tuning, resolve_anchors
+
+LISTS_PATH = DATASETS_DIR / "lists.jsonl"
+META_PATH = DATASETS_DIR / "lists.meta.json"
+FIT_PATH = EVALS_DIR / "fits" / "lists.json"
+MIN_DF, MAX_DF = 3, 25  # sanity bounds: a list of at least three; at most display_max (one screen)
+MIN_ACRONYM = 3  # shorter acronyms (IR, CV, AI) are read as other things too: only their expansions count
+MAX_OVERLAP = 0.5  # sanity bound: two gold sets sharing half their works are one topic
+N_OVERVIEW, N_COMPARE = 15, 20
+LIST_TEMPLATES = ["Which papers study {t}?", "Which abstracts mention {t}?", "List the papers on {t}.",
+                  "What works in the collection deal with {t}?", "Are there papers about {t}?",
+                  "Which studies discuss {t}?"]
+OVERVIEW_TEMPLATES = ["What is known about {t}?", "Give an overview of {t}.", "What has been tried for {t}?"]
+COMPARE_TEMPLATES = ["How do {a} and {b} differ?", "Compare {a} and {b}.", "What is the difference between {a} and {b}?",
+                     "{a} vs. {b}: how do they compare?"]
+SHAPED_TYPES = ("list", "compare", "overview")
+
+
+# --- terms ----------------------------------------------------------------------------------------
+_DEFINED = re.compile(r"((?:[A-Za-z][A-Za-z-]*\s+){1,5}[A-Za-z][A-Za-z-]*)\s*\(([A-Z][A-Za-z0-9-]{1,9}?)s?\)")
+_FUNCTION = frozenset({"of", "and", "for", "the", "a", "an", "with", "to", "in", "on", "by"})
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower().replace("-", " "))
+
+
+def defined_terms(works: dict[str, str]) -> dict[str, set[str]]:
+    """Acronym -> the expansions the abstracts give it ("SSM" -> {"state space models", ...})."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for text in works.values():
+        for m in _DEFINED.finditer(text):
+            words, acronym = m.group(1).split(), m.group(2)
+            capitals = "".join(c for c in acronym if c.isupper())
+            for n in range(1, len(words) + 1):
+                parts = [p for w in words[-n:] for p in w.split("-") if p and p.lower() not in _FUNCTION]
+                if "".join(p[0].upper() for p in parts) == capitals:
+                    expansion = " ".join(_words(" ".join(words[-n:])))
+                    if len(expansion.split()) >= 2:
+                        out[acronym].add(expansion)
+                    break
+    return out
+
+
+def _stems_of(term: str) -> set[str]:
+    from assistant.text import stemmer
+
+    return set(stemmer().stemWords(_words(term)))
+
+
+def _holds(words: str, expansions: set[str], acronym: str | None, text: str) -> bool:
+    for e in expansions:
+        alts = {e, e + "s", e[:-1] if e.endswith("s") else e}
+        if any(re.search(rf"\b{re.escape(alt)}\b", words) for alt in alts):
+            return True
+    return acronym is not None and re.search(rf"\b{re.escape(acronym)}s?\b", text) is not None
+
+
+def term_groups(works: dict[str, str]) -> list[dict[str, Any]]:
+    """Topic groups of ``works`` (work id -> text) by the rules of the module docstring."""
+    normal = {w: " ".join(_words(t)) for w, t in works.items()}
+    found = []
+    for acronym, expansions in sorted(defined_terms(works).items()):
+        stems = [_stems_of(e) for e in expansions]
+        one_sense = all(len(a & b) * 2 >= min(len(a), len(b)) for a in stems for b in stems)
+        for sense in [expansions] if one_sense else [{e} for e in sorted(expansions)]:
+            use = acronym if one_sense and len(acronym) >= MIN_ACRONYM else None
+            members = sorted(w for w in works if _holds(normal[w], sense, use, works[w]))
+            if MIN_DF <= len(members) <= MAX_DF:
+                found.append({"term": _surface(sense, works), "acronym": acronym,
+                              "expansions": sorted(sense), "acronym_counts": use is not None, "works": members})
+    return _choose(found)
+
+
+def _surface(sense: set[str], works: dict[str, str]) -> str:
+    """The term as the abstracts most often write it (hyphens kept), lower case."""
+    forms: Counter[str] = Counter()
+    for e in sorted(sense):
+        pattern = re.compile(r"\b" + r"[\s-]+".join(re.escape(w) for w in e.split()) + r"s?\b", re.I)
+        forms.update(m.group(0).lower() for t in works.values() for m in pattern.finditer(t))
+    return max(sorted(forms), key=lambda f: forms[f]) if forms else sorted(sense)[0]
+
+
+def _choose(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    chosen: list[dict[str, Any]] = []
+    for g in sorted(found, key=lambda g: (-len(g["works"]), g["term"])):
+        ws = set(g["works"])
+        if all(len(ws & set(c["works"])) / len(ws | set(c["works"])) < MAX_OVERLAP for c in chosen):
+            chosen.append(g)
+    return chosen
+
+
+# --- names for comparisons ------------------------------------------------------------------------
+_INTRODUCES = re.compile(r"\bwe\s+(?:propose|introduce|present|develop|design|call|term|dub|name)\b|\b(?:called|named|dubbed|termed)\b", re.I)
+
+
+def own_names(works: dict[str, str]) -> dict[str, str]:
+    """Work id -> the name its abstract introduces (in a sentence where "we propose / introduce /
+    call …" or "called / named …"), uses twice or more, and no other abstract mentions."""
+    from assistant.grounding import mentioned, names
+    from assistant.text import split_sentences
+
+    out: dict[str, str] = {}
+    for wid, text in works.items():
+        intro = " ".join(text[s.start : s.end] for s in split_sentences(text) if _INTRODUCES.search(text[s.start : s.end]))
+        for name in names(intro):
+            if text.count(name) < 2 or len(name) < 3 or len(name.split()) > 3 or not re.search(r"[A-Za-z]", name):
+                continue
+            if any(mentioned(name, other) for o, other in works.items() if o != wid):
+                continue
+            out[wid] = name
+            break
+    return out
+
+
+# --- the split ------------------------------------------------------------------------------------
+def _anchor(text: str, works: dict[str, str]) -> str:
+    """A verbatim opening of ``text`` (8-20 words) that no other work holds."""
+    words = text.split()
+    for n in range(8, min(20, len(words)) + 1):
+        anchor = " ".join(words[:n])
+        if sum(1 for t in works.values() if anchor in " ".join(t.split())) == 1:
+            return anchor
+    return " ".join(words[:20])
+
+
+def build_rows(works: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    groups = term_groups(works)
+    named = own_names(works)
+    rows: list[dict[str, Any]] = []
+
+    def row(kind: str, i: int, question: str, gold: list[str], **extra: Any) -> dict[str, Any]:
+        return {"id": f"{kind[0].upper()}L{i:03d}", "question": question, "type": kind, "shape": kind, "split": "lists",
+                "gold_anchors": [_anchor(works[w], works) for w in gold], "key_points": [], "previous": None, **extra}
+
+    for i, g in enumerate(groups, 1):
+        rows.append(row("list", i, LIST_TEMPLATES[i % len(LIST_TEMPLATES)].format(t=g["term"]), g["works"],
+                        term=g["term"], acronym=g["acronym"]))
+    for i, g in enumerate(groups[:: max(1, len(groups) // N_OVERVIEW)][:N_OVERVIEW], 1):
+        rows.append(row("overview", i, OVERVIEW_TEMPLATES[i % len(OVERVIEW_TEMPLATES)].format(t=g["term"]), g["works"],
+                        term=g["term"], acronym=g["acronym"]))
+    pairs: list[tuple[str, str]] = []
+    used: set[str] = set()
+    for g in groups:
+        have = [w for w in g["works"] if w in named and w not in used]
+        if len(have) >= 2 and len(pairs) < N_COMPARE:
+            pairs.append((have[0], have[1]))
+            used.update(have[:2])
+    for i, (a, b) in enumerate(pairs, 1):
+        rows.append(row("compare", i, COMPARE_TEMPLATES[i % len(COMPARE_TEMPLATES)].format(a=named[a], b=named[b]), [a, b],
+                        names=[named[a], named[b]]))
+    meta = {"groups_found": len(groups), "rows": Counter(r["type"] for r in rows), "works": len(works),
+            "rules": {"MIN_DF": MIN_DF, "MAX_DF": MAX_DF, "MIN_ACRONYM": MIN_ACRONYM, "MAX_OVERLAP": MAX_OVERLAP},
+            "groups": [{k: g[k] for k in ("term", "acronym", "expansions", "acronym_counts")} | {"n": len(g["works"])}
+                       for g in groups]}
+    return rows, meta
+
+
+def _open(data_dir: str | None) -> Any:
+    from assistant import Assistant
+    from assistant.settings import DEFAULT_CORPUS
+    from evals.harness import CACHE_DIR, _corpus_hash
+
+    chash, _ = _corpus_hash("dev", DEFAULT_CORPUS)
+    a = Assistant(data_dir=Path(data_dir) if data_dir else CACHE_DIR / f"bundled-{chash}", backend="extractive")
+    a.ingest([DEFAULT_CORPUS])
+    return a
+
+
+def corpus_works(assistant: Any) -> dict[str, str]:
+    """One text per work: its first abstract by id."""
+    docs = assistant.retriever.docs()
+    first: dict[str, str] = {}
+    for doc_id in sorted(docs):
+        first.setdefault(docs[doc_id].work_id, doc_id)
+    return {w: docs[d].original for w, d in first.items()}
+
+
+def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]:
+    rows, meta = build_rows(corpus_works(_open(data_dir)))
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    META_PATH.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return meta
+
+
+# --- the fit of the relevance cut-off -----------------------------------------------------------
+WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
+CUTOFFS = [round(0.2 + 0.01 * i, 2) for i in range(71)]
+
+
+def _features(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
+    """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
+    from assistant.collection import candidates
+    from assistant.shape import detect
+
+    engine, k = assistant.engine, assistant.settings.top_k
+    out = []
+    for q in questions:
+        topic = detect(q.text).topic or q.text
+        cands = candidates(engine, topic, assistant.settings.collection.candidates)
+        base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
+        out.append({"id": q.id, "gold": set(q.gold), "baseline": base,
+                    "cands": [(c.lexical, c.dense, c.doc.work_id) for c in cands]})
+    return out
+
+
+def scores(picked: list[str], gold: set[str]) -> tuple[float, float]:
+    """(recall, precision) of the picked works against the gold set (precision 1 when none picked)."""
+    hit = len(set(picked) & gold)
+    return (hit / len(gold) if gold else 0.0), (hit / len(set(picked)) if picked else 1.0)
+
+
+def _pick(f: dict[str, Any], w: float, t: float) -> list[str]:
+    return [wid for lex, dense, wid in f["cands"] if w * lex + (1 - w) * dense >= t]
+
+
+def _mean_f1(feats: list[dict[str, Any]], w: float, t: float) -> float:
+    total = 0.0
+    for f in feats:
+        r, p = scores(_pick(f, w, t), f["gold"])
+        total += 2 * r * p / (r + p) if r + p else 0.0
+    return total / len(feats) if feats else 0.0
+
+
+def best_pair(feats: list[dict[str, Any]]) -> tuple[float, float]:
+    """The (lexical weight, cut-off) of the best mean F1 on ``feats`` (ties: the first in grid order)."""
+    return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt))
+
+
+def _summary(values: list[float]) -> list[float]:
+    import statistics
+
+    return [round(statistics.fmean(values), 4), round(statistics.pstdev(values), 4)] if values else [float("nan"), 0.0]
+
+
+def fit(data_dir: str | None = None, folds: int = 5) -> dict[str, Any]:
+    """5-fold CV of (lexical_weight, cutoff) on the list questions of the list split."""
+    assistant = _open(data_dir)
+    rows = [r for r in load_for_tuning(LISTS_PATH) if r.get("shape") == "list"]
+    questions, problems = resolve_anchors(rows, assistant.retriever.docs())
+    feats = _features(assistant, sorted(questions, key=lambda q: q.id))
+    per_fold = []
+    for i in range(folds):
+        train = [f for j, f in enumerate(feats) if j % folds != i]
+        test = [f for j, f in enumerate(feats) if j % folds == i]
+        w, t = best_pair(train)
+        held = [scores(_pick(f, w, t), f["gold"]) for f in test]
+        base = [scores(f["baseline"], f["gold"]) for f in test]
+        per_fold.append({"fold": i, "lexical_weight": w, "cutoff": t, "n": len(test),
+                         "recall": _summary([r for r, _ in held])[0], "precision": _summary([p for _, p in held])[0],
+                         "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]})
+    w, t = best_pair(feats)
+    ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
+    result = {"command": "python -m evals.lists fit", "questions": len(feats), "problems": problems,
+              "chosen": {"lexical_weight": w, "cutoff": t}, "folds": per_fold,
+              "held_out": {k: _summary([f[k] for f in per_fold]) for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
+              "candidates": assistant.settings.collection.candidates, "candidate_recall": _summary(ceiling),
+              "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
+    FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.lists", description=__doc__.split("\n\n")[0])
+    ap.add_argument("command", choices=["build", "fit"])
+    ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
+    args = ap.parse_args(argv)
+    out = build(args.data_dir) if args.command == "build" else fit(args.data_dir)
+    print(json.dumps({k: v for k, v in out.items() if k not in ("groups", "folds")}, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
