@@ -29,8 +29,23 @@ from pydantic_settings import (
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CORPUS = PROJECT_ROOT / "data" / "abstracts"
-PROMPTS_DIR = PROJECT_ROOT / "prompts"
+
+
+def _bundled(package: str, marker: str, checkout: Path) -> Path:
+    """A folder shipped inside the wheel as package data (pyproject.toml maps data/abstracts and
+    prompts/ to ``assistant._corpus`` / ``assistant._prompts``), found through importlib.resources;
+    in a source checkout or an editable install, the folder in the repository."""
+    from importlib import resources
+
+    try:
+        found = resources.files(package).joinpath(marker)
+    except (ModuleNotFoundError, TypeError):
+        return checkout
+    return Path(str(found)).parent if found.is_file() else checkout
+
+
+DEFAULT_CORPUS = _bundled("assistant._corpus", "README.md", PROJECT_ROOT / "data" / "abstracts")
+PROMPTS_DIR = _bundled("assistant._prompts", "answer_system.txt", PROJECT_ROOT / "prompts")
 
 BackendName = Literal["openai", "local", "extractive"]
 # The config file Settings.load found, for the TOML source (None: no file; plain Settings() reads none).
@@ -133,6 +148,10 @@ class RetrievalSettings(BaseModel):
     filter_scan_share: float = 0.2
     filter_scan_depth: float = 2.0
     filter_in_batch: int = 10000
+    # A narrower filter admitting at most this many items (chunks, or abstracts) is ranked exactly
+    # from their vectors, read by id once and kept (evals/bench_filters.py); sanity bound on memory:
+    # 20k x 384 floats = 30 MB.
+    filter_exact_max: int = 20000
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
         """Signal weights; a legacy ``dense_weight`` (dense share) rescales chunk+abstract vs BM25."""
@@ -148,15 +167,17 @@ class DecisionSettings(BaseModel):
     """Answer, caveat or refuse (assistant/decision.py). Fitted by ``python -m evals.fit decision``
     (logistic fit on leave-one-out data, thresholds by 5-fold CV; evals/fits/decision.json)."""
 
-    bias: float = -4.413  # fit: evals/fits/decision.json
-    w_dense: float = -0.058  # fit: evals/fits/decision.json
-    w_lexical: float = 1.066  # fit: evals/fits/decision.json
-    w_sentence_dense: float = 3.0  # fit: evals/fits/decision.json
-    w_sentence_lexical: float = 1.849  # fit: evals/fits/decision.json
-    w_dense_margin: float = 0.653  # fit: evals/fits/decision.json
-    w_read_lexical: float = 1.188  # fit: evals/fits/decision.json
-    refuse_below: float = 0.0731  # policy: <= 1% of the answerable questions of each type refused on the training folds (evals/fits/decision.json)
-    caveat_below: float = 0.2491  # policy: <= 10% of answerable questions hedged on the training folds (same file)
+    # Refit on dev + generated + the calibration set (evals/calibration.py: far reworded, short and
+    # follow-up questions), leave-one-out rows and absent-name unanswerables, folds by source question.
+    bias: float = -3.626  # fit: evals/fits/decision.json
+    w_dense: float = 1.081  # fit: evals/fits/decision.json
+    w_lexical: float = 0.519  # fit: evals/fits/decision.json
+    w_sentence_dense: float = 0.844  # fit: evals/fits/decision.json
+    w_sentence_lexical: float = 1.871  # fit: evals/fits/decision.json
+    w_dense_margin: float = 3.222  # fit: evals/fits/decision.json
+    w_read_lexical: float = 1.319  # fit: evals/fits/decision.json
+    refuse_below: float = 0.0798  # policy: <= 1% of the answerable questions of each set:type group refused on the training folds (evals/fits/decision.json)
+    caveat_below: float = 0.1984  # policy: <= 10% of answerable questions hedged, and <= 20% of each set:type group, on the training folds (same file)
 
     def weights(self) -> dict[str, float]:
         return {"dense": self.w_dense, "lexical": self.w_lexical, "sentence_dense": self.w_sentence_dense,
@@ -186,6 +207,7 @@ class VerifySettings(BaseModel):
     lexical_weight: float = 0.5  # term overlap vs cosine in the support score; sanity: equal shares
     attribution: bool = True  # also check names, numbers and comparison direction (assistant/attribution.py); False: the word-only check, measured beside it by `assistant eval --dataset misattribution`
     attribution_sentences: int = 2  # a source's sentences a claim may draw on (the best, and the next if above the threshold); sanity bound: a claim joins at most two
+    attribution_gap: float = 0.1  # a second sentence counts only this close to the best one; sanity bound (a near-quote scores ~0.9, the next sentence ~0.5)
 
 
 class CollectionSettings(BaseModel):

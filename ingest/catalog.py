@@ -58,9 +58,10 @@ def version_candidates(store: Store, new: list[StoredDoc], progress: bool = Fals
 
 
 def same_external_ids(store: Store, new: list[StoredDoc]) -> dict[str, StoredDoc]:
-    """Stored docs whose external id (arXiv id, DOI, ...) one of ``new`` also has."""
-    ids = sorted({str(d.metadata["external_id"]) for d in new if d.metadata.get("external_id")})
+    """Stored docs whose external id, DOI or arXiv id one of ``new`` also has."""
     out: dict[str, StoredDoc] = {}
-    for b in range(0, len(ids), BATCH):
-        out.update(store.docs_where({"external_id": {"$in": ids[b : b + BATCH]}}))
+    for key in ("external_id", "doi", "arxiv_id"):
+        ids = sorted({str(d.metadata[key]) for d in new if d.metadata.get(key)})
+        for b in range(0, len(ids), BATCH):
+            out.update(store.docs_where({key: {"$in": ids[b : b + BATCH]}}))
     return out

@@ -91,6 +91,8 @@ def family_name(name: str) -> str:
     if "," in name:
         return name.split(",", 1)[0].strip()
     parts = name.split()
+    if len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.-?)+", parts[-1]):
+        return parts[0]  # "Smith J.": family name first, initials after
     return parts[-1] if parts else ""
 
 

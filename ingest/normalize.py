@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from assistant.text import CONTROL, NO_SPACE_SCRIPT
+from ingest.labels import introduced_name, key_phrase
 
 _LATEX_WRAPPERS = re.compile(r"\\(?:textit|textbf|emph|texttt|textsc|mathrm|mathbf|mathit|text|url|href)\{([^{}]*)\}")
 _LATEX_ESCAPES = re.compile(r"\\([%&$#_{}])")
@@ -58,7 +59,18 @@ MAX_CJK_LABEL_CHARS = 20
 
 
 def make_label(text: str, max_words: int = 6) -> str:
-    """The method name an abstract introduces, else its first words."""
+    """The method name an abstract introduces, else its first words (ending in "…")."""
+    name = method_name(text)
+    return name if name is not None else _first_words(text, max_words)
+
+
+def abstract_label(text: str) -> str:
+    """The label of an abstract without a title: its name, else a key phrase, else its first words."""
+    return method_name(text) or key_phrase(text) or _first_words(text, 6)
+
+
+def method_name(text: str) -> str | None:
+    """The name an abstract introduces (the patterns here first, then ingest/labels.py's)."""
     for sentence in _SENTENCE_END.split(text):
         if not _INTRO_WORDS.search(sentence):
             continue
@@ -67,6 +79,10 @@ def make_label(text: str, max_words: int = 6) -> str:
                 name = m.group(1).strip(" .,-")
                 if 2 <= len(name) <= 40 and name.upper().rstrip("S") not in _GENERIC and name.upper() not in _GENERIC:
                     return name
+    return introduced_name(text)
+
+
+def _first_words(text: str, max_words: int) -> str:
     words = text.split()
     label = " ".join(words[:max_words])
     limit = MAX_CJK_LABEL_CHARS if NO_SPACE_SCRIPT.search(label) else MAX_LABEL_CHARS

@@ -25,7 +25,8 @@ from assistant.text import tokens as terms
 from ingest.catalog import ensure_catalog, same_external_ids, touched, version_candidates
 from ingest.dedup import find_versions, minhash
 from ingest.loaders import iter_files, load_file
-from ingest.normalize import content_id, make_label, normalize_text
+from ingest.metadata import TRACKED_KEYS, identifiers, reference_label
+from ingest.normalize import abstract_label, content_id, normalize_text
 from ingest.records import Problem, Record
 from ingest.writer import abstract_vectors, write_new_docs
 
@@ -186,10 +187,33 @@ def _compare(stored: dict[str, StoredDoc], parsed: _Parsed, prune: bool) -> tupl
         keep += [loc for loc in (f"{r.path}:{r.line}" for r in parsed.by_id.get(doc.doc_id, [])) if loc not in keep]
         if not keep:
             to_delete.append(doc.doc_id)
-        elif set(keep) != set(doc.sources):
+            continue
+        edited = _refresh_metadata(doc, parsed.by_id.get(doc.doc_id, []))
+        if set(keep) != set(doc.sources) or edited:
             doc.sources = keep
             changed.append(doc)
     return changed, to_delete
+
+
+def _refresh_metadata(doc: StoredDoc, records: list[Record]) -> bool:
+    """An entry edited in its file without touching its abstract (title, authors, year, DOI...):
+    the stored doc takes the new metadata and label, without re-embedding. Only the record from
+    the file the doc was first read from speaks for it."""
+    first_file = _file_of(doc.sources[0]) if doc.sources else ""
+    rec = next((r for r in records if r.path == first_file), None)
+    if rec is None:
+        return False
+    fresh = _new_doc(doc.doc_id, [rec])
+    keys = ("title", *TRACKED_KEYS)
+    if doc.label == fresh.label and all(doc.metadata.get(k) == fresh.metadata.get(k) for k in keys):
+        return False
+    for k in keys:
+        if k in fresh.metadata:
+            doc.metadata[k] = fresh.metadata[k]
+        else:
+            doc.metadata.pop(k, None)
+    doc.label = fresh.label
+    return True
 
 
 @dataclass
@@ -281,24 +305,32 @@ def sweep_orphans(store: Store, stored: dict[str, StoredDoc]) -> int:
     return len(orphans)
 
 
+def _ids_of(doc: StoredDoc) -> list[tuple[str, str]]:
+    ext = str(doc.metadata.get("external_id") or "")
+    return ([("external_id", ext)] if ext else []) + identifiers(doc.metadata)
+
+
 def _link_same_ids(new_docs: dict[str, StoredDoc], kept: dict[str, StoredDoc], report: IngestReport) -> int:
-    """A new abstract whose external id (arXiv id, DOI, ...) is already used by a different text
-    becomes a version of that work, with a warning naming both places."""
-    seen: dict[str, StoredDoc] = {}
+    """A new abstract whose external id, DOI or arXiv id (an arXiv preprint and its published
+    version share the arXiv id or the DOI) is already used by a different text becomes a version
+    of that work, with a warning naming both places."""
+    seen: dict[tuple[str, str], StoredDoc] = {}
     for doc in kept.values():
-        if doc.metadata.get("external_id"):
-            seen.setdefault(str(doc.metadata["external_id"]), doc)
+        for ident in _ids_of(doc):
+            seen.setdefault(ident, doc)
     linked = 0
     for doc in new_docs.values():
-        ext = str(doc.metadata.get("external_id") or "")
-        if not ext:
+        idents = _ids_of(doc)
+        first = next((seen[i] for i in idents if i in seen and seen[i] is not doc), None)
+        for ident in idents:
+            seen.setdefault(ident, doc)
+        if first is None:
             continue
-        first = seen.setdefault(ext, doc)
-        if first is doc:
-            continue
+        kind, value = next(i for i in idents if seen.get(i) is first)
         where = first.sources[0] if first.sources else first.doc_id
         path, _, line = doc.sources[0].rpartition(":")
-        report.warnings.append(Problem(path, int(line), f"id {ext!r} is also used at {where} with a different text; "
+        what = "id" if kind == "external_id" else kind.replace("_", " ").replace("arxiv", "arXiv").replace("doi", "DOI")
+        report.warnings.append(Problem(path, int(line), f"{what} {value!r} is also used at {where} with a different text; "
                                                          "kept both, as versions of one work", warning=True))
         if doc.work_id != first.work_id:
             doc.work_id = first.work_id
@@ -314,7 +346,9 @@ def _new_doc(doc_id: str, records: list[Record]) -> StoredDoc:
         meta["title"] = first.title
     if first.external_id:
         meta["external_id"] = first.external_id
-    label = first.title if first.title and len(first.title) <= 60 else make_label(text)
+    # "Vaswani et al. 2017 — Attention Is All You Need"; without a title, the name the abstract
+    # introduces, else a key phrase (ingest/labels.py).
+    label = reference_label(meta, first.title) or abstract_label(text)
     return StoredDoc(doc_id=doc_id, text=text, original=first.text.strip(), label=label,
                      sources=[f"{r.path}:{r.line}" for r in records], work_id=doc_id, metadata=meta)
 
