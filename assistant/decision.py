@@ -16,8 +16,8 @@ Two signals, both argued from what a question is, not from any question set:
   topic (the answering work is missing), its matches scatter over several sentences and its best
   sentence does not stand out from the next abstract's. ``sentence_share``: the best sentence's
   term share over the whole abstract's; ``sentence_margin``: the best sentence's score minus the
-  best sentence of the other abstracts read. Both are fitted with the rest; a right abstract with
-  an answering sentence is then not hedged for a weak lexical match of the abstract as a whole.
+  best sentence of the other abstracts read. Measured by the fit beside the shipped features,
+  they did not separate better (``CANDIDATE_FEATURES``), so the decision does not use them.
 - **Grounding** (``assistant.grounding``): names and numbers of the question that no retrieved
   abstract mentions. The topic may be covered, but not the thing asked about: the answer then
   says so first ("None of the abstracts mentions FlashAttention-3.") and gives what the closest
@@ -31,6 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical", "dense_margin", "read_lexical")
+# Computed and measured beside (evals/fits/decision.json "with_answer_evidence"), not used: on the
+# same folds they leave the held-out separation of answerable from leave-one-out / unanswerable rows
+# where it was (AUC 0.7726 +- 0.0097 with them, 0.7719 +- 0.0131 without), so they do not ship.
+CANDIDATE_FEATURES = ("sentence_share", "sentence_margin")
 
 
 @dataclass
