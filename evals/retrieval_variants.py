@@ -18,6 +18,10 @@ Variants (each argued from how the signals behave, not from any question):
 - ``rocchio``: a fourth list from the abstract vectors, searched with the query vector moved
   toward the mean vector of the fused top m (pseudo-relevance feedback, Rocchio 1971), exact
   cosine over all abstract vectors.
+- ``whole exact`` / ``derived``: the fitted grid with the abstract list computed by exact cosine
+  over the stored whole-abstract vectors, or over vectors derived from the chunk vectors (their
+  normalised mean; the one chunk's vector when an abstract is one chunk), which would save
+  embedding every abstract a second time at ingest (ingest/writer.py).
 """
 
 from __future__ import annotations
@@ -56,15 +60,36 @@ def collect(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
     got = assistant.store.docs.get(ids=ids, include=["embeddings"])
     vec_of = dict(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
     matrix = np.vstack([vec_of[i] for i in ids])
+    derived = _derived_matrix(assistant, ids)
     n = len(lex)
     out = []
     for q in questions:
         vec = r.embed_query(q.text)
         idf = [math.log(1 + (n - df + 0.5) / (df + 0.5)) for df in map(lex.doc_freq, set(tokens(q.text))) if df]
-        out.append({"q": q, "lists": r.signals(q.text, assistant.settings.candidates, vector=vec), "vec": vec,
+        lists = r.signals(q.text, assistant.settings.candidates, vector=vec)
+        k = len(lists.get("abstract") or []) or assistant.settings.candidates
+        unit = vec / np.linalg.norm(vec)
+        for name, m in (("abstract_exact", matrix), ("abstract_derived", derived)):
+            sims = m @ unit
+            lists[name] = [(ids[j], float(sims[j])) for j in np.argsort(-sims)[:k]]
+        out.append({"q": q, "lists": lists, "vec": vec,
                     "bm25_max": sum(idf) * (K1 + 1) or 1.0, "ids": ids, "matrix": matrix,
                     "work": {d: docs[d].work_id for d in ids}})
     return out
+
+
+def _derived_matrix(assistant: Any, ids: list[str]) -> np.ndarray:
+    """Per abstract, the normalised mean of its chunk vectors (rows in ``ids`` order)."""
+    chunks = assistant.store.chunks
+    sums: dict[str, np.ndarray] = {}
+    total = chunks.count()
+    for offset in range(0, total, 5000):
+        got = chunks.get(include=["embeddings"], limit=5000, offset=offset)
+        for cid, v in zip(got["ids"], got["embeddings"], strict=True):
+            d = cid.rsplit("-", 1)[0]
+            sums[d] = sums.get(d, 0) + np.asarray(v, dtype=np.float32)
+    m = np.vstack([sums[i] for i in ids])
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
 def add_rocchio(row: dict[str, Any], fused: list[tuple[str, float]], m: int, beta: float, n: int) -> None:
@@ -79,6 +104,8 @@ def rank(row: dict[str, Any], cfg: dict[str, Any]) -> list[tuple[str, float]]:
     from assistant.retrieval import fuse
 
     lists, weights = row["lists"], dict(cfg["weights"])
+    if cfg.get("abstract_list"):
+        lists = {**lists, "abstract": lists[cfg["abstract_list"]]}
     strength = lists["bm25"][0][1] / row["bm25_max"] if lists.get("bm25") else 0.0
     if cfg["method"] == "bm25_by_strength":
         weights["bm25"] *= min(1.0, strength / cfg["tau"]) ** cfg["gamma"]
@@ -148,6 +175,11 @@ def variants(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
         "bm25_by_strength": [{**c, "method": "bm25_by_strength", "gamma": g, "tau": t}
                              for c in dist for g, t in itertools.product((0.0, 1.0, 2.0), (0.1, 0.2, 0.3))],
         "rocchio": rocchio,
+        "whole exact": [{**c, "abstract_list": "abstract_exact"} for c in base],
+        "derived": [{**c, "abstract_list": "abstract_derived"} for c in base],
+        # The shipped weights as they are, over each abstract list (no refit).
+        "shipped": [{"method": "dist", "weights": current}],
+        "shipped derived": [{"method": "dist", "weights": current, "abstract_list": "abstract_derived"}],
     }
 
 
@@ -156,12 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default ./.assistant)")
     ap.add_argument("--scifact-dir", required=True, help="SciFact-2101 index (as for evals.fit retrieval)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--variants", help="comma-separated names to run (default: all)")
     args = ap.parse_args(argv)
     a = open_assistant(args.data_dir)
     rows = collect(a, [q for q in tuning_questions(a, ["dev", "generated"]) if q.gold])
     sa, sq = scifact_questions(args.scifact_dir)
     rows += collect(sa, sq)
-    table = {name: report(name, rows, configs, args.folds) for name, configs in variants(rows).items()}
+    wanted = set(args.variants.split(",")) if args.variants else None
+    table = {name: report(name, rows, configs, args.folds) for name, configs in variants(rows).items()
+             if wanted is None or name in wanted}
     keys = list(next(iter(table.values())))
     print("| held-out figure | " + " | ".join(table) + " |\n|---|" + "---|" * len(table))
     for key in keys:

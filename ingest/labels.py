@@ -98,6 +98,7 @@ def introduced_name(text: str) -> str | None:
     return None
 
 
+_DANGLING = {"of", "the", "a", "an", "for", "and", "or", "in", "on", "at", "with", "its", "their"}
 _QUESTION = re.compile(r"^(?:how|whether|what|why|if|when|which|who|where|to)$", re.I)
 
 
@@ -114,6 +115,8 @@ def _phrase(words: list[str]) -> str:
         out.append(bare.rstrip(",;:."))
         if bare[-1:] in ",;:." or len(out) == MAX_PHRASE_WORDS:
             break
+    while out and out[-1].lower() in _DANGLING:  # "the meaning of" -> "the meaning"
+        out.pop()
     return " ".join(out)
 
 
