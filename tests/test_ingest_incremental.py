@@ -179,3 +179,44 @@ def test_an_index_without_the_catalog_gets_it_once(tmp_path: Path) -> None:
     assert all(m.get("files") and "is_version" in m and "mh00" in m for m in metas)
     assert a.ingest([tmp_path / "v1.txt", tmp_path / "v2.txt"]).unchanged == 3
     integrity(a.store)
+
+
+def _bib_entry(key: str, title: str, year: int, abstract: str) -> str:
+    return f"@article{{{key},\n  title = {{{title}}},\n  author = {{Lovelace, Ada and Turing, Alan}},\n  year = {{{year}}},\n  abstract = {{{abstract}}}\n}}\n"
+
+
+def test_updated_bibtex_export_changes_only_what_changed(tmp_path: Path) -> None:
+    texts = distinct_seeds(5)
+    lib = tmp_path / "library.bib"
+    entries = {f"k{i}": (f"Paper {i}", 2020 + i, t) for i, t in enumerate(texts[:4])}
+    lib.write_text("\n".join(_bib_entry(k, *v) for k, v in entries.items()), encoding="utf-8")
+    a = fake_assistant(tmp_path / "data")
+    first = a.ingest([lib])
+    assert first.added == 4
+    ids = {k: content_id(normalize_text(v[2])) for k, v in entries.items()}
+    assert a.store.get_docs([ids["k0"]])[ids["k0"]].label == "Lovelace and Turing 2020 — Paper 0"
+
+    # k0: title and year edited (same abstract); k1: abstract edited; k2: removed; k4: added.
+    edited = dict(entries)
+    edited["k0"] = ("Paper Zero, Revised", 2019, entries["k0"][2])
+    edited["k1"] = (entries["k1"][0], entries["k1"][1], entries["k1"][2].replace(".", " (revised).", 1))
+    del edited["k2"]
+    edited["k4"] = ("Paper 4", 2024, texts[4])
+    lib.write_text("\n".join(_bib_entry(k, *v) for k, v in edited.items()), encoding="utf-8")
+    spy = FakeEmbedder()
+    a.embedder = spy
+    report = a.ingest([lib], prune=True)
+    # One file lost two abstracts (k1's old text, k2) and gained two (k1's new text, k4): the report
+    # counts a new abstract from a file that lost one as updated.
+    assert (report.added, report.updated, report.removed, report.unchanged) == (0, 2, 0, 2)
+    embedded = " ".join(spy.texts)
+    assert texts[4][:40] in embedded and "(revised)" in embedded
+    assert entries["k0"][2][:40] not in embedded and entries["k3"][2][:40] not in embedded  # not re-embedded
+    docs = a.store.all_docs()
+    k0 = docs[ids["k0"]]
+    assert k0.label == "Lovelace and Turing 2019 — Paper Zero, Revised"
+    assert (k0.metadata["title"], k0.metadata["year"]) == ("Paper Zero, Revised", 2019)
+    assert "Paper Zero, Revised" in k0.metadata["bibtex"]
+    assert ids["k2"] not in docs and ids["k1"] not in docs and ids["k3"] in docs
+    assert len(docs) == 4
+    integrity(a.store)
