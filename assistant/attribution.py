@@ -49,6 +49,7 @@ _FRONTED = re.compile(r"^\W*(?:compared (?:to|with)|in comparison (?:to|with)|re
                       r"against|over)\s+([^,]+),", re.I)
 # a number, not the digits of a name (GPT-4, A100, LASP-2, Llama3): no letter or letter+hyphen before it
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:[.,]\d+)*)(\s?%|x\b|×)?")
+_CLAUSE_END = re.compile(r"[,;:]|\b(?:while|whereas|although|though|but|which|because|since)\b")
 _STOP = re.compile(r"[,;:()\[\]]")
 # function words that may open a sentence capitalised without starting a name
 _OPENERS = {"the", "a", "an", "this", "that", "these", "those", "our", "we", "it", "its", "their", "they", "in",
@@ -138,8 +139,14 @@ def sides(sentence: str) -> Sides | None:
     before, after = sentence[: m.start()], sentence[m.end():]
     p = _PASSIVE.search(sentence)
     if p and p.start() <= m.start() + 1:
-        return Sides(subject=sentence[p.end():], compared=sentence[: p.start()])
-    return Sides(subject=before, compared=after)
+        return Sides(subject=_clause(sentence[p.end():]), compared=sentence[: p.start()])
+    return Sides(subject=before, compared=_clause(after))
+
+
+def _clause(text: str) -> str:
+    """The compared phrase ends where its clause does ("... compared to X, while Y ..." -> X)."""
+    m = _CLAUSE_END.search(text)
+    return text[: m.start()] if m else text
 
 
 def _subject_names(sentence: str) -> list[str]:
@@ -233,7 +240,7 @@ def check(claim: str, source: str, evidence: list[str], source_sentences: list[s
     if why:
         return why
     reasons = []
-    for sentence in evidence or [""]:  # any supporting sentence that says it of the same things
+    for sentence in evidence or [""]:  # a supporting sentence that says it of the same things
         if f := flipped(claim, sentence):
             reasons.append(f"it has {_join(f)} on the other side of the comparison (the relation is reversed)")
         elif sub := substituted(claim, sentence):

@@ -131,12 +131,14 @@ class Verifier:
     def _attribution(self, claim: str, i: int, ranked: list[tuple[float, int]]) -> tuple[str | None, int]:
         """Why source ``i`` does not state the claim of the same things (None: it does), and the
         sentence shown as its evidence. Its supporting sentences: the best one and the next
-        ``attribution_sentences - 1`` at or above the threshold (a claim may join two of them)."""
+        ``attribution_sentences - 1`` at or above the threshold and within ``attribution_gap`` of
+        the best (a claim may join two sentences; a near-quote of one is that one's)."""
         if not ranked:
             return "it has no sentences", -1
         src = self.sources[i]
+        best = ranked[0][0]
         top = [j for n, (sc, j) in enumerate(ranked[: self.cfg.attribution_sentences])
-               if n == 0 or sc >= self.cfg.support_threshold]
+               if n == 0 or (sc >= self.cfg.support_threshold and sc >= best - self.cfg.attribution_gap)]
         texts = [src.text[a:b] for a, b in (src.sentences[j] for j in top)]
         why = attribution.check(claim, src.text, texts, [src.text[a:b] for a, b in src.sentences])
         return why, top[0]
