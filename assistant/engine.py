@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant import decision as decision_mod
+from assistant.backends.grammars import grammar_for
 from assistant.citations import Verifier
 from assistant.collection import shaped_answer
 from assistant.conversation import evidence_question, standalone_question
@@ -23,7 +24,15 @@ from assistant.extractive import choose, draft, unstated
 from assistant.filters import Filters
 from assistant.grounding import missing_names
 from assistant.hits import to_hit
-from assistant.prompts import build_messages, condense_messages, count_tokens
+from assistant.prompts import (
+    build_messages,
+    condense_messages,
+    count_tokens,
+    lead_draft,
+    lead_preview,
+    numbered_messages,
+    picked,
+)
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store import StoredDoc
@@ -175,20 +184,33 @@ class AnswerEngine:
         return self._finish(base, turn)
 
     def _llm(self, base: Answer, turn: Turn) -> Iterator[str | Answer]:
+        """The model's part, by the backend's design (settings.prompts.designs; docs/local-model.md):
+        "write" streams the model's own cited sentences; "lead" streams one direct sentence and
+        quotes extraction's sentences under it; "pick" has the model name which candidate sentences
+        answer. A decline goes to ``_model_declined``; a failure falls back to extraction."""
         from assistant.backends import LLMError
 
         settings = self.settings
         assert turn.evidence is not None
+        design = settings.prompts.design(turn.backend)
+        shown_text = ""
         try:
             model = self.model_factory(turn.backend, settings)
-            messages, shown = build_messages(model, turn.evidence, [d.label for d, _ in turn.hits], settings.max_answer_tokens, settings.prompts)
+            messages, shown, numbered, tokens = self._request(model, turn, design)
+            grammar = grammar_for(design, len(numbered)) if getattr(model, "grammar", False) else None
             t = time.perf_counter()
             parts: list[str] = []
-            for delta in model.stream(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature):
+            for delta in model.stream(messages, max_tokens=tokens, temperature=settings.temperature,
+                                      **({"grammar": grammar} if grammar else {})):
                 if not parts:
                     turn.timings["first_token"] = time.perf_counter() - turn.t0
                 parts.append(delta)
-                yield delta
+                visible = delta if design == "write" else _preview(design, "".join(parts))[len(shown_text):]
+                shown_text += visible
+                if visible:
+                    yield visible
+                if design == "lead" and "]" in delta:  # the lead sentence ends at its citation
+                    break
             turn.timings["generate"] = time.perf_counter() - t
         except (LLMError, RuntimeError, ValueError) as exc:
             answer = self._fallback(base, turn, f"the {turn.backend} backend failed, so this answer was extracted from the sources: {exc}")
@@ -197,13 +219,53 @@ class AnswerEngine:
             return
         raw = "".join(parts).strip()
         add_usage(base, model, messages, raw)
-        yield self._after_model(base, turn, raw, [turn.hits[i] for i in shown])
+        if design == "write":
+            yield self._after_model(base, turn, raw, [turn.hits[i] for i in shown])
+            return
+        answer = self._after_model(base, turn, self._composed(design, raw, numbered, turn), turn.hits[: len(turn.evidence.texts)], lead=design == "lead")
+        if answer.text:  # the rest of the final text, so that the stream reads as the answer
+            same = shown_text and answer.text.startswith(shown_text)
+            yield answer.text[len(shown_text):] if same else ("\n\n" if shown_text else "") + answer.text
+        yield answer
 
-    def _after_model(self, base: Answer, turn: Turn, raw: str, shown: Hits) -> Answer:
+    def _request(self, model: Any, turn: Turn, design: str) -> tuple[list[dict[str, str]], list[int], list[Any], int]:
+        """(messages, hit index of each source shown, the numbered sentences, answer tokens)."""
+        assert turn.evidence is not None
+        cfg, labels = self.settings.prompts, [d.label for d, _ in turn.hits]
+        if design == "write":
+            messages, shown = build_messages(model, turn.evidence, labels, self.settings.max_answer_tokens, cfg)
+            return messages, shown, [], self.settings.max_answer_tokens
+        answer_cfg = self.settings.answer
+        if design == "pick":  # a wider pool than extraction's, from which the model chooses
+            n = cfg.pick_candidates
+            answer_cfg = answer_cfg.model_copy(update={"max_sentences": n, "top_doc_sentences": n - 1})
+        numbered = choose(turn.evidence, [sc for _, sc in turn.hits], answer_cfg, turn.answers or None)
+        if not numbered:
+            raise ValueError("no evidence sentence to show the model")
+        messages = numbered_messages(design, turn.evidence.question, numbered, labels, cfg)
+        return messages, [], numbered, cfg.lead_tokens if design == "lead" else cfg.pick_tokens
+
+    def _composed(self, design: str, raw: str, numbered: list[Any], turn: Turn) -> str:
+        """The text to verify: the picked sentences verbatim, or the lead sentence followed by
+        extraction's sentences (the numbered ones); the decline marker when the model declined."""
+        if design == "pick":
+            chosen = picked(raw, numbered)
+            return draft(chosen) if chosen else MODEL_REFUSAL
+        if not raw or MODEL_REFUSAL.lower() in raw.lower():
+            return MODEL_REFUSAL
+        return f"{lead_draft(raw, numbered)} {draft(numbered)}"
+
+    def _after_model(self, base: Answer, turn: Turn, raw: str, shown: Hits, lead: bool = False) -> Answer:
         if not raw or MODEL_REFUSAL.lower() in raw.lower():
             return self._model_declined(base, turn)
         t = time.perf_counter()
-        answer = self._caveated(self._verified(base, shown, raw), turn)
+        answer = self._verified(base, shown, raw)
+        if lead and answer.sentences and answer.sentences[0].supported:  # the quotes start a paragraph
+            first = answer.sentences[0]
+            head = first.text + (" " + "".join(f"[{n}]" for n in first.citations) if first.citations else "")
+            if answer.text.startswith(head) and answer.text != head:
+                answer.text = f"{head}\n\n{answer.text[len(head):].strip()}"
+        answer = self._caveated(answer, turn)
         turn.timings["verify"] = time.perf_counter() - t
         if not answer.citations:
             answer = self._fallback(base, turn, "no sentence of the model's answer was supported by the sources; answered from the evidence")
@@ -264,6 +326,11 @@ class AnswerEngine:
         if turn.decision is not None:
             answer.relevance = round(turn.decision.relevance, 3)
         return answer
+
+
+def _preview(design: str, text: str) -> str:
+    """What of a numbered design's reply streaming in is shown: the lead sentence; no numbers."""
+    return lead_preview(text) if design == "lead" else ""
 
 
 def caveat_text(missing: list[str], model_declined: bool = False, unstated: list[str] | None = None) -> str:

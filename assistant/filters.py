@@ -173,10 +173,11 @@ class _Row:
 
 class FilterTable:
     """The filterable fields of every stored doc, folded once; ``allowed`` is a scan of them
-    (~10 ms per 20k docs, measured by evals/bench_filters.py)."""
+    (11-102 ms at 22k docs, under load; evals/bench_filters.py)."""
 
-    def __init__(self, rows: dict[str, _Row]) -> None:
+    def __init__(self, rows: dict[str, _Row], chunks: dict[str, int] | None = None) -> None:
         self.rows = rows
+        self.chunks = chunks or {}  # doc id -> its number of chunks (ingest records ``n_chunks``)
         self._memo: dict[Filters, frozenset[str]] = {}
 
     @staticmethod
@@ -188,7 +189,18 @@ class FilterTable:
     @classmethod
     def build(cls, docs: Iterable[tuple[str, Mapping[str, Any], Iterable[str]]]) -> FilterTable:
         """From (doc id, metadata, files) of every stored doc."""
-        return cls({doc_id: cls.row(meta, files) for doc_id, meta, files in docs})
+        rows, chunks = {}, {}
+        for doc_id, meta, files in docs:
+            rows[doc_id] = cls.row(meta, files)
+            if isinstance(meta.get("n_chunks"), int):
+                chunks[doc_id] = int(meta["n_chunks"])
+        return cls(rows, chunks)
+
+    def chunk_ids(self, allow: frozenset[str]) -> list[str] | None:
+        """The chunk ids of ``allow``'s docs ("<doc id>-<index>"), None if a count is unknown."""
+        if any(d not in self.chunks for d in allow):
+            return None
+        return [f"{d}-{i}" for d in sorted(allow) for i in range(self.chunks[d])]
 
     def allowed(self, f: Filters) -> frozenset[str]:
         """The doc ids ``f`` admits (the last few filters' answers are kept)."""

@@ -106,6 +106,7 @@ class HybridRetriever:
         self._cache: OrderedDict[str, StoredDoc] = OrderedDict()
         self._idf: Idf | None = None
         self._filters: FilterTable | None = None
+        self._exact: OrderedDict[tuple[str, frozenset[str]], tuple[list[str], np.ndarray]] = OrderedDict()
 
     def invalidate(self) -> None:
         with self._lock:
@@ -127,6 +128,7 @@ class HybridRetriever:
             if count != self._count or refreshed:
                 self._cache.clear()
                 self._all, self._idf, self._filters = None, None, None
+                self._exact.clear()
                 self._count, self._synced = count, len(self._lex) == count
             # Behind the store: a Chroma server seen from a data dir without its index. Not while an
             # ingest runs (its flush brings the index in line; a killed one leaves the flag for the
@@ -169,7 +171,9 @@ class HybridRetriever:
 
     def allowed(self, filters: Filters | None) -> frozenset[str] | None:
         """The doc ids ``filters`` admit (None: no filter). The filterable fields of every doc are
-        read once per index state (like ``docs``), then each filter is a scan of them."""
+        read once per index state (like ``docs``), then each filter is a scan of them. That first
+        read is Chroma's metadata of every doc: 23 s at 22k abstracts on the loaded 2-core machine
+        (evals/bench_filters.py); Chroma cannot read chosen keys only, nor match substrings of them."""
         if not filters:
             return None
         self._current()
@@ -239,6 +243,12 @@ class HybridRetriever:
             got = [(i, s) for i, s in query(deeper) if owner(i) in allow]
             if len(got) >= want or deeper >= total:
                 return got[:want]
+        exact = self._exact_vectors(collection, allow, owner_key is not None)
+        if exact is not None:
+            ids, matrix = exact
+            sims = matrix @ (vec / (np.linalg.norm(vec) or 1.0))
+            top = np.argsort(-sims)[:want] if len(sims) > want else np.argsort(-sims)
+            return [(ids[i], float(sims[i])) for i in top]
         ids = sorted(allow)
         out: Ranked = []
         for b in range(0, len(ids), cfg.filter_in_batch):
@@ -246,6 +256,34 @@ class HybridRetriever:
             restrict = {"where": {owner_key: {"$in": part}}} if owner_key else {"ids": part}
             out += query(min(want, total), **restrict)
         return sorted(out, key=lambda kv: -kv[1])[:want]
+
+    def _exact_vectors(self, collection: Any, allow: frozenset[str], chunks: bool) -> tuple[list[str], np.ndarray] | None:
+        """The unit vectors of a narrow filter's items, read by id once (Chroma's ``where`` costs
+        ~100-200 ms a query at 100k chunks whatever the filter admits; a product with the kept
+        vectors is exact and takes a millisecond; evals/bench_filters.py). None when too many."""
+        key = (collection.name, allow)
+        with self._lock:
+            if key in self._exact:
+                self._exact.move_to_end(key)
+                return self._exact[key]
+        table = self._filters
+        ids = (table.chunk_ids(allow) if table is not None else None) if chunks else sorted(allow)
+        if ids is None or len(ids) > self.settings.retrieval.filter_exact_max:
+            return None
+        got_ids: list[str] = []
+        parts: list[np.ndarray] = []
+        for b in range(0, len(ids), self.settings.retrieval.filter_in_batch):
+            got = self.store.call("searching", collection.get, ids=ids[b : b + self.settings.retrieval.filter_in_batch],
+                                  include=["embeddings"])
+            got_ids += list(got["ids"])
+            parts.append(np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1))
+        matrix = np.concatenate(parts) if parts else np.zeros((0, 1), dtype=np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        with self._lock:
+            self._exact[key] = (got_ids, matrix)
+            while len(self._exact) > 8:  # sanity bound: a few filters in use at once (<= 8 x 20k x 1.5 kB)
+                self._exact.popitem(last=False)
+        return got_ids, matrix
 
     def retrieve(self, query: str, k: int, mode: str = "hybrid", exclude: set[str] | None = None,
                  lists: dict[str, Ranked] | None = None, filters: Filters | None = None) -> list[tuple[StoredDoc, float]]:

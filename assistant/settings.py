@@ -141,13 +141,17 @@ class RetrievalSettings(BaseModel):
     # is seen at once): bounds a replica's freshness lag; sanity bound, a count is ~40 ms at 1M chunks.
     count_ttl_s: float = 1.0
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
-    # Filtered vector search (assistant/retrieval.py _vector_query, measured by evals/bench_filters.py):
-    # a filter admitting at least this share of the abstracts reads the unfiltered ranking
-    # filter_scan_depth times deeper than its share needs; a narrower one asks Chroma for its docs
-    # (where doc_id $in), filter_in_batch ids per call (SQLite binds at most 32,766 variables).
+    # Filtered vector search (assistant/retrieval.py _vector_query; measured with
+    # `python -m evals.bench_filters --chunks 100000`, docs/measurements.md): a filter admitting at
+    # least filter_scan_share of the abstracts reads the unfiltered ranking filter_scan_depth times
+    # deeper than its share needs (reading it deeper for a 3% share cost 10x an unfiltered search);
+    # a narrower one ranks its items exactly from their vectors, read by id once and kept, when they
+    # are at most filter_exact_max (sanity bound on memory: 20k x 384 floats = 30 MB), else asks
+    # Chroma (where doc_id $in) with filter_in_batch ids per call (SQLite binds at most 32,766 variables).
     filter_scan_share: float = 0.2
     filter_scan_depth: float = 2.0
     filter_in_batch: int = 10000
+    filter_exact_max: int = 20000
     # A narrower filter admitting at most this many items (chunks, or abstracts) is ranked exactly
     # from their vectors, read by id once and kept (evals/bench_filters.py); sanity bound on memory:
     # 20k x 384 floats = 30 MB.

@@ -11,6 +11,7 @@ The same app answers over HTTP for ``gradio_client`` (api_name ``"ask"``)::
         "What is Ring Attention?",   # question
         "[]",                        # history_json: earlier turns, [{"role": "user"|"assistant", "content": ...}]
         "",                          # backend: "openai", "local", "extractive", or "" for the default
+        '{"year": ">=2020"}',        # filters_json (optional): year, author, venue, file; "" for none
         api_name="/ask",
     )
     result["answer"], result["citations"][0]["source"], result["refused"], result["backend"]
@@ -31,6 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ import gradio as gr
 
 from assistant.backends import local
 from assistant.core import Assistant
+from assistant.filters import Filters
 from assistant.settings import Settings
 from assistant.types import Answer
 from assistant.ui_parts import EXAMPLES as EXAMPLES  # re-exported: the page's example questions
@@ -215,7 +218,8 @@ def _chat_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[.
     """The chat's handlers: ``respond`` (streams an answer into the conversation) and ``clear``."""
     settings = assistant.settings
 
-    def respond(message: str, turns: list[Turn], backend: str, k: float) -> Iterator[tuple[Any, ...]]:
+    def respond(message: str, turns: list[Turn], backend: str, k: float, year: str = "", author: str = "",
+                venue: str = "", file: str = "") -> Iterator[tuple[Any, ...]]:
         question = (message or "").strip()
         turns = list(turns or [])
         if not question:
@@ -227,7 +231,8 @@ def _chat_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[.
         parts: list[str] = []
         name, reason = route(settings, backend or first_backend)
         try:
-            for item in assistant.stream(question, history=_history(turns), backend=name, k=int(k)):
+            filters = Filters.parse(year, author, venue, file) or None  # a bad value: its message in the chat
+            for item in assistant.stream(question, history=_history(turns), backend=name, k=int(k), filters=filters):
                 if isinstance(item, Answer):
                     answer = item
                 elif item:
@@ -241,7 +246,8 @@ def _chat_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[.
             turns = [*turns, {"question": question, "answer": "", "html": render_error(_error_text(exc))}]
             yield _display(turns), turns, render_sources(None), ""
             return
-        done = {"question": question, "answer": answer.text, "html": render_answer(_mark(answer, reason))}
+        done = {"question": question, "answer": answer.text, "html": render_answer(_mark(answer, reason)),
+                "md": answer.to_markdown(), "bib": answer.to_bibtex()}
         turns = [*turns, done]
         yield _display(turns), turns, render_sources(answer), ""
 
@@ -255,19 +261,21 @@ def _api_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[..
     """The HTTP API's handlers: ``ask`` (``/ask``) and ``status_api`` (``/model_status``)."""
     settings = assistant.settings
 
-    def ask(question: str, history_json: str = "[]", backend: str = "") -> dict[str, Any]:
-        """Answer ``question`` (with earlier turns as a JSON list) and return Answer.to_dict()."""
+    def ask(question: str, history_json: str = "[]", backend: str = "", filters_json: str = "") -> dict[str, Any]:
+        """Answer ``question`` (with earlier turns as a JSON list) and return Answer.to_dict();
+        ``filters_json``: ``{"year": "2019-2021", "author": ..., "venue": ..., "file": ...}`` or ""."""
         from assistant.backends import names as backend_names
 
         if backend and backend not in backend_names():
             raise gr.Error(f"unknown backend {backend!r}; choose one of {', '.join(backend_names())} or ''")
         try:
             history = parse_history(history_json)
-        except ValueError as exc:
+            filters = Filters.of(json.loads(filters_json)) if filters_json.strip() else None
+        except ValueError as exc:  # FilterError and JSONDecodeError are ValueErrors
             raise gr.Error(str(exc)) from exc
         name, reason = route(settings, backend or first_backend)
         try:
-            return _mark(assistant.ask(question or "", history=history, backend=name), reason).to_dict()
+            return _mark(assistant.ask(question or "", history=history, backend=name, filters=filters), reason).to_dict()
         except Exception as exc:
             log.exception("API ask %r failed", question)
             raise gr.Error(f"answering failed: {_error_text(exc)}") from exc
@@ -331,17 +339,39 @@ def _corpus_handlers(assistant: Assistant) -> tuple[Callable[..., Any], ...]:
     return stats, search, upload
 
 
+def export_buttons(turns: list[Turn]) -> tuple[Any, Any]:
+    """The download buttons for the last answer of ``turns``: its Markdown and its BibTeX (hidden
+    when there is none). Each answer's files go in a fresh temporary folder Gradio serves from."""
+    last = turns[-1] if turns else {}
+    if not last.get("md"):
+        return gr.DownloadButton(visible=False), gr.DownloadButton(visible=False)
+    folder = Path(tempfile.mkdtemp(prefix="answer-"))
+    md, bib = folder / "answer.md", folder / "references.bib"
+    md.write_text(last["md"], encoding="utf-8")
+    bib.write_text(last.get("bib", ""), encoding="utf-8")
+    return gr.DownloadButton(value=str(md), visible=True), gr.DownloadButton(value=str(bib), visible=bool(last.get("bib")))
+
+
 def _wire_chat(assistant: Assistant, first_backend: str, chat: dict[str, Any], turns_state: gr.State) -> None:
     """The chat's events (private) and the two API endpoints, ``/ask`` and ``/model_status``."""
     respond, clear = _chat_handlers(assistant, first_backend)
     box, chatbot, sources = chat["box"], chat["chatbot"], chat["sources"]
-    chat_io = {"inputs": [box, turns_state, chat["backend"], chat["k"]],
-               "outputs": [chatbot, turns_state, sources, box], "api_visibility": "private"}
-    box.submit(respond, **chat_io)
-    chat["send"].click(respond, **chat_io)
-    reset = {"outputs": [chatbot, turns_state, sources, box], "api_visibility": "private"}
-    chat["new_chat"].click(clear, **reset)
-    chatbot.clear(clear, **reset)  # the chat's own trash icon starts over too
+    downloads = [chat["download_md"], chat["download_bib"]]
+
+    def respond_and_export(*args: Any) -> Iterator[tuple[Any, ...]]:
+        turns: list[Turn] = []
+        for out in respond(*args):
+            turns = out[1]
+            yield (*out, gr.skip(), gr.skip())
+        yield (gr.skip(),) * 4 + export_buttons(turns)
+
+    chat_io = {"inputs": [box, turns_state, chat["backend"], chat["k"], *chat["filters"]],
+               "outputs": [chatbot, turns_state, sources, box, *downloads], "api_visibility": "private"}
+    box.submit(respond_and_export, **chat_io)
+    chat["send"].click(respond_and_export, **chat_io)
+    reset = {"outputs": [chatbot, turns_state, sources, box, *downloads], "api_visibility": "private"}
+    chat["new_chat"].click(lambda: (*clear(), *export_buttons([])), **reset)
+    chatbot.clear(lambda: (*clear(), *export_buttons([])), **reset)  # the chat's own trash icon starts over too
     ask, status_api = _api_handlers(assistant, first_backend)
     gr.api(ask, api_name="ask")
     gr.api(status_api, api_name="model_status")

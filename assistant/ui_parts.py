@@ -48,14 +48,25 @@ def chat_column() -> dict[str, Any]:
 
 
 def sources_column(backends: list[str], first_backend: str, top_k: int) -> dict[str, Any]:
-    """The sources panel and the settings accordion below it: sources, backend, k."""
+    """The sources panel, the last answer's downloads, and the filters and settings accordions below
+    it: sources, download_md, download_bib, filters (year, author, venue, file), backend, k."""
     with gr.Column(scale=2):
         gr.Markdown("### Sources")
         sources = gr.HTML(render_sources(None), elem_id="sources", js_on_load=None)
+        with gr.Row():  # the last answer, to take away (shown once there is one)
+            download_md = gr.DownloadButton("Download answer (.md)", visible=False, size="sm", elem_id="download-md")
+            download_bib = gr.DownloadButton("Download references (.bib)", visible=False, size="sm", elem_id="download-bib")
+        with gr.Accordion("Filters", open=False):
+            gr.Markdown("Answer only from the works that match (empty: all).")
+            year = gr.Textbox(label="Year", placeholder="2020, 2019-2021, >=2020", elem_id="filter-year")
+            author = gr.Textbox(label="Author contains", placeholder="e.g. Vaswani", elem_id="filter-author")
+            venue = gr.Textbox(label="Venue contains", placeholder="journal, proceedings or arXiv category", elem_id="filter-venue")
+            file = gr.Textbox(label="File contains", placeholder="e.g. zotero.bib", elem_id="filter-file")
         with gr.Accordion("Settings", open=False):
             backend = gr.Dropdown(backends, value=first_backend, label="Backend", elem_id="backend")
             k = gr.Slider(1, 10, value=top_k, step=1, label="Number of sources", elem_id="k")
-    return {"sources": sources, "backend": backend, "k": k}
+    return {"sources": sources, "backend": backend, "k": k, "download_md": download_md, "download_bib": download_bib,
+            "filters": [year, author, venue, file]}
 
 
 def chat_tab(backends: list[str], first_backend: str, top_k: int) -> dict[str, Any]:

@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from assistant.types import Answer, Citation, Evidence, Hit
+from assistant.export import links
+from assistant.types import Answer, Citation, Evidence, Hit, ListItem
 
 _CITE = re.compile(r"\[(\d+)\]")
 
@@ -25,6 +26,7 @@ a.cite:hover { background: rgba(250, 204, 21, .35); }
 .unsupported { text-decoration: underline wavy #dc2626; text-underline-offset: 3px; }
 .unsupported-badge { font-size: .75em; color: #b91c1c; border: 1px solid #fca5a5; border-radius: 4px;
   padding: 0 .3em; margin-left: .25em; white-space: nowrap; }
+.unsupported-reason { font-size: .8em; color: #6b7280; }
 .refusal { border-left: 4px solid #f59e0b; padding-left: .6em; }
 .refusal-title { font-weight: 700; color: #b45309; }
 .caveat { border-left: 4px solid #f59e0b; padding-left: .6em; margin-bottom: .4em; color: #92400e; }
@@ -40,6 +42,12 @@ a.cite:hover { background: rgba(250, 204, 21, .35); }
 .src-text { font-size: .9em; line-height: 1.5; white-space: pre-wrap; }
 .src-text mark { background: rgba(250, 204, 21, .55); color: inherit; padding: 0 .1em; border-radius: 2px; }
 .panel-note { opacity: .7; font-style: italic; }
+.list-answer { margin: .3em 0; padding-left: 1.2em; }
+.list-answer li { margin: .25em 0; line-height: 1.4; }
+.list-label { font-weight: 600; }
+.list-head, .list-group { font-weight: 600; margin-top: .3em; }
+.list-note { font-size: .9em; opacity: .8; margin-top: .3em; }
+.list-more summary { cursor: pointer; font-size: .9em; color: #2563eb; }
 .stats-table { border-collapse: collapse; margin-top: .5em; }
 .stats-table td, .stats-table th { padding: .2em .8em; border-bottom: 1px solid rgba(128, 128, 128, .3);
   text-align: left; }
@@ -122,8 +130,42 @@ def answer_meta(answer: Answer) -> str:
     return f'<div class="answer-meta">{text}</div>'
 
 
+def _list_line(item: ListItem, shape: str) -> str:
+    if shape == "compare":
+        reports = f"<br><i>What it reports:</i> {esc(item.reports)}" if item.reports else ""
+        label = f' <span class="answer-meta">({esc(item.label)})</span>' if item.label != item.name else ""
+        return (f'<li class="list-item">{cite_link(item.n)} <span class="list-label">{esc(item.name)}</span>{label}'
+                f"<br><i>What it does:</i> {esc(item.text)}{reports}</li>")
+    return f'<li class="list-item">{cite_link(item.n)} <span class="list-label">{esc(item.label)}</span> — {esc(item.text)}</li>'
+
+
+def render_list(answer: Answer) -> str:
+    """A list, comparison or overview answer: one line per abstract, each [n] opening its source
+    card; the abstracts left out by the display cap or the cut-off behind a "show" toggle."""
+    lines = answer.text.split("\n")
+    cited = [i for i in answer.items if i.cited]
+    groups = list(dict.fromkeys(i.group for i in cited)) if answer.shape == "overview" else [""]
+    body = [f'<div class="list-head">{esc(lines[0])}</div>']
+    for group in groups:
+        if group:
+            body.append(f'<div class="list-group">{esc(group)}:</div>')
+        body.append('<ol class="list-answer">' + "".join(_list_line(i, answer.shape) for i in cited if i.group == group) + "</ol>")
+    notes = [ln for ln in lines[1:] if not ln.startswith("[") and ln.rstrip(":") not in groups]
+    body += [f'<div class="list-note">{esc(n)}</div>' for n in notes]
+    further = [i for i in answer.items if not i.cited]
+    if further:
+        rows = "".join(f'<li><span class="list-label">{esc(i.label)}</span> — {esc(i.text)} '
+                       f'<span class="answer-meta">({esc(i.source)}{"" if i.above_cutoff else ", below the cut-off"})</span></li>'
+                       for i in further)
+        body.append(f'<details class="list-more"><summary>Show the {len(further)} further abstract'
+                    f'{"s" if len(further) != 1 else ""}</summary><ol class="list-answer">{rows}</ol></details>')
+    return f'<div class="answer list-shape-{esc(answer.shape)}">{"".join(body)}</div>' + answer_meta(answer)
+
+
 def render_answer(answer: Answer) -> str:
     """The final answer for the chat: sentences with linked [n], unsupported ones marked."""
+    if not answer.refused and answer.shape != "fact" and answer.items:
+        return render_list(answer)
     if answer.refused:
         closest = "".join(f"<li>{esc(h.label)} <span class='answer-meta'>({esc(h.source)})</span></li>"
                           for h in answer.closest)
@@ -137,8 +179,10 @@ def render_answer(answer: Answer) -> str:
             if s.supported:
                 out.append(f"{esc(s.text)} {cites}".rstrip())
             else:
-                out.append(f'<span class="unsupported" title="the cited sources do not support this sentence">'
-                           f'{esc(s.text)}</span> {cites}<span class="unsupported-badge">unsupported</span>')
+                why = getattr(s, "reason", None) or "the cited sources do not support this sentence"
+                out.append(f'<span class="unsupported" title="{esc(why)}">{esc(s.text)}</span> {cites}'
+                           f'<span class="unsupported-badge">unsupported</span>'
+                           f'<span class="unsupported-reason"> ({esc(why)})</span>')
         body = " ".join(out)
         if answer.caveat:  # what the sources do not state, above what they do
             body = f'<div class="caveat">{esc(answer.caveat)}</div>{body}'
@@ -170,15 +214,22 @@ def highlight(text: str, spans: Iterable[Evidence | tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def _source_card(anchor: str, n: int | None, label: str, source: str, score: float, body: str) -> str:
+def source_links(meta: dict[str, Any]) -> str:
+    """The work's DOI / arXiv / URL links for a source card (https only; text and URL escaped)."""
+    return "".join(f' · <a class="src-link" href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(text)}</a>'
+                   for text, url in links(meta or {}))
+
+
+def _source_card(anchor: str, n: int | None, label: str, source: str, score: float, body: str,
+                 meta: dict[str, Any] | None = None) -> str:
     number = f'<span class="src-n">[{n}]</span>' if n is not None else ""
     return (f'<div class="src" id="{esc(anchor)}"><div class="src-head">{number}{esc(label)}</div>'
-            f'<div class="src-meta">{esc(source)} · score {float(score):.3f}</div>'
+            f'<div class="src-meta">{esc(source)} · score {float(score):.3f}{source_links(meta or {})}</div>'
             f'<div class="src-text">{body}</div></div>')
 
 
 def render_citation(c: Citation) -> str:
-    return _source_card(f"src-{c.n}", c.n, c.label, c.source, c.score, highlight(c.text, c.evidence))
+    return _source_card(f"src-{c.n}", c.n, c.label, c.source, c.score, highlight(c.text, c.evidence), c.metadata)
 
 
 def render_sources(answer: Answer | None, *, pending: bool = False) -> str:
@@ -189,7 +240,7 @@ def render_sources(answer: Answer | None, *, pending: bool = False) -> str:
         return ('<div class="sources-panel"><p class="panel-note">The abstracts cited by an answer appear '
                 "here, with the supporting sentences highlighted.</p></div>")
     if answer.refused:
-        cards = "".join(_source_card(f"close-{h.rank}", None, h.label, h.source, h.score, esc(h.text))
+        cards = "".join(_source_card(f"close-{h.rank}", None, h.label, h.source, h.score, esc(h.text), h.metadata)
                         for h in answer.closest)
         note = "No abstract supports an answer." + (" The closest ones:" if cards else "")
         return f'<div class="sources-panel"><p class="panel-note">{note}</p>{cards}</div>'
@@ -205,7 +256,8 @@ def render_hits(hits: list[Hit], query: str) -> str:
         return '<p class="panel-note">Type words to search the abstracts.</p>'
     if not hits:
         return f'<p class="panel-note">No abstract matches “{esc(query)}”.</p>'
-    cards = "".join(_source_card(f"hit-{h.rank}", h.rank, h.label, h.source, h.score, esc(h.text)) for h in hits)
+    cards = "".join(_source_card(f"hit-{h.rank}", h.rank, h.label, h.source, h.score, esc(h.text), h.metadata)
+                    for h in hits)
     return f'<div class="sources-panel">{cards}</div>'
 
 

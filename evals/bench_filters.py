@@ -9,9 +9,8 @@ record given the metadata a reference manager exports: ``year`` (1995-2024, unif
 (2-5 "Family, Given" names from 3,000 families), ``venue`` (one of 40). Ingested by the product's
 ``ingest_paths`` into the embedded Chroma store; timed is the product's
 ``HybridRetriever.retrieve(q, 10, filters=...)`` (warm, p50/p95 over the queries) for filters of
-different selectivity, beside the unfiltered search, and for each vector strategy forced (``scan``:
-the unfiltered ranking read deeper; ``in``: Chroma ``where doc_id $in``) so that
-settings.retrieval.filter_scan_share can be chosen from the figures. Every filtered result is
+different selectivity, beside the unfiltered search, and for each vector strategy forced (STRATEGIES) so that
+settings.retrieval.filter_scan_share / filter_exact_max can be chosen from the figures. Every filtered result is
 checked to pass its filter.
 """
 
@@ -38,6 +37,11 @@ VENUES = [f"{kind} on {topic}" for kind in ("Conference", "Journal", "Workshop",
 FILTERS = {"one year (~3%)": {"year": "2012"}, "years >= 2010 (~50%)": {"year": ">=2010"},
            "one venue (~2.5%)": {"venue": VENUES[7]}, "an author (~0.1%)": {"author": "family0042"},
            "years 2015-2024 + a venue kind (~8%)": {"year": "2015-2024", "venue": "workshop"}}
+# product: the shipped settings; scan: the unfiltered ranking read deeper; exact: the filter's
+# vectors read by id once and kept; in: Chroma's where doc_id $in / ids.
+STRATEGIES: dict[str, dict[str, float]] = {"product": {}, "scan": {"filter_scan_share": 0.0},
+                                           "exact": {"filter_scan_share": 2.0, "filter_exact_max": 10**9},
+                                           "in": {"filter_scan_share": 2.0, "filter_exact_max": 0}}
 CHUNKS_PER_DOC = 4.5  # bench_scale: 957k chunks from 221,729 abstracts
 
 
@@ -91,9 +95,8 @@ def measure(work: Path, queries: list[str]) -> dict[str, Any]:
         t = time.perf_counter()
         share = len(retriever.allowed(f) or ()) / out["docs"]
         row: dict[str, Any] = {"share": round(share, 4), "resolve_ms": round((time.perf_counter() - t) * 1000, 2)}
-        for strategy, scan_share in (("product", settings.retrieval.filter_scan_share), ("scan", 0.0), ("in", 2.0)):
-            retriever.settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(
-                update={"filter_scan_share": scan_share})})
+        for strategy, update in STRATEGIES.items():
+            retriever.settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update=update)})
             times, results = timed(retriever, queries, f)
             bad = sum(not f.matches(doc.metadata, doc.files) for got in results for doc, _ in got)
             row[strategy] = {"p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95),

@@ -98,14 +98,15 @@ def test_filtered_search_ranks_within_the_filtered_set(lib: Assistant, mode: str
     assert len(many) == in_range if mode != "bm25" else 1 < len(many) < in_range
 
 
-@pytest.mark.parametrize("scan_share", [0.0, 2.0])  # always read the unfiltered ranking deeper / always ask Chroma by id
-def test_both_vector_strategies_give_the_same_ranking(lib: Assistant, scan_share: float) -> None:
+@pytest.mark.parametrize("update", [  # the unfiltered ranking read deeper / the vectors kept / Chroma's where
+    {"filter_scan_share": 0.0}, {"filter_scan_share": 2.0}, {"filter_scan_share": 2.0, "filter_exact_max": 0}])
+def test_every_vector_strategy_gives_the_same_ranking(lib: Assistant, update: dict[str, float]) -> None:
     retriever = lib.retriever
     f = Filters.parse(venue="glaciology")
     want = [d for d, _ in retriever.signals("ice grains in firn cores", 5, ("chunk", "abstract"), filters=f)["abstract"]]
     saved = retriever.settings
     try:
-        retriever.settings = saved.model_copy(update={"retrieval": saved.retrieval.model_copy(update={"filter_scan_share": scan_share})})
+        retriever.settings = saved.model_copy(update={"retrieval": saved.retrieval.model_copy(update=update)})
         got = retriever.signals("ice grains in firn cores", 5, ("chunk", "abstract"), filters=f)
     finally:
         retriever.settings = saved
@@ -161,3 +162,19 @@ def test_cli_filters_and_bad_values(lib: Assistant) -> None:
     assert bad.returncode == 2 and "is not a year" in bad.stderr
     empty = run("search", "glacier", "--author", "nobody", "--data-dir", data_dir)
     assert empty.returncode == 0 and 'within the filters (author "nobody")' in empty.stdout
+
+
+def test_http_api_takes_filters(lib: Assistant) -> None:
+    from gradio_client import Client
+    from test_ui import running
+
+    with running(lib) as url:
+        c = Client(url, verbose=False, analytics_enabled=False, download_files=False)
+        got = c.predict(QUESTION, "[]", "", '{"year": "2011"}', api_name="/ask")
+        assert got["citations"] and all(x["metadata"]["year"] == 2011 for x in got["citations"])
+        assert c.predict(QUESTION, "[]", "", api_name="/ask")["citations"]  # the fourth argument is optional
+        with pytest.raises(Exception, match="is not a year"):
+            c.predict(QUESTION, "[]", "", '{"year": "soon"}', api_name="/ask")
+
+
+QUESTION = "How fast do temperate glaciers slide after rainfall?"

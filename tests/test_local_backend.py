@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -12,7 +13,9 @@ import pytest
 
 from assistant.backends import local
 from assistant.backends.base import LLMError
-from assistant.prompts import count_tokens, system_prompt
+from assistant.backends.grammars import pick_grammar
+from assistant.evidence import Sentence
+from assistant.prompts import count_tokens, numbered_messages, system_prompt
 from assistant.settings import Settings
 
 HELLO = [{"role": "user", "content": "Say hello in five words."}]
@@ -205,3 +208,11 @@ def test_local_answer_deadline_stops_generation(model_settings: Settings) -> Non
     with pytest.raises(LLMError, match="deadline"):
         list(local.LocalChatModel(slow).stream(count, max_tokens=2000))
     assert "".join(local.LocalChatModel(model_settings).stream(HELLO, max_tokens=4)).strip()  # usable again
+
+
+def test_pick_grammar_constrains_the_real_models_reply(model_settings: Settings) -> None:
+    """The "pick" design's reply is sentence numbers that were shown, or none, by construction."""
+    sentences = [Sentence(0, "The sky over the desert is blue.", 0, 32), Sentence(0, "Cats purr when calm.", 33, 53)]
+    messages = numbered_messages("pick", "What colour is the sky over the desert?", sentences, ["Observations"])
+    reply = "".join(local.LocalChatModel(model_settings).stream(messages, max_tokens=16, grammar=pick_grammar(2)))
+    assert re.fullmatch(r"none|[12]( [12]){0,3}", reply.strip()), reply

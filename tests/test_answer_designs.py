@@ -1,0 +1,83 @@
+"""The model's part in an answer, by design (settings.prompts.designs; docs/local-model.md):
+"lead" (one direct sentence, extraction's sentences quoted under it) and "pick" (the model names
+which numbered sentences answer). A mock model (tests/conftest.py) stands in for the LLM."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from assistant import Assistant
+from assistant.engine import DECLINED_REASON
+
+QUESTION = "What is Ring Attention?"
+
+
+def numbered(messages: list[dict[str, str]]) -> dict[int, str]:
+    """The numbered sentences of a lead/pick request."""
+    return {int(n): s for n, s in re.findall(r"^\[(\d+)\] (.+)$", messages[-1]["content"], flags=re.M)}
+
+
+def with_design(corpus_dir: Path, design: str) -> Assistant:
+    return Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": design}})
+
+
+def streamed(assistant: Assistant, question: str) -> tuple[str, Any]:
+    parts: list[str] = []
+    answer = None
+    for item in assistant.stream(question, backend="mock"):
+        if isinstance(item, str):
+            parts.append(item)
+        else:
+            answer = item
+    return "".join(parts), answer
+
+
+def test_lead_sentence_then_extractions_sentences_quoted(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
+    def lead(messages: list[dict[str, str]]) -> str:
+        first = numbered(messages)[1].rstrip(".")
+        return f"In short, {first[0].lower()}{first[1:]} [1]"
+
+    mock_model.enqueue(lead)
+    text, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)
+    extracted = corpus.ask(QUESTION, backend="extractive")
+    assert answer.backend == "mock" and not answer.refused and answer.fallback_reason is None
+    head, _, quotes = answer.text.partition("\n\n")
+    assert head.startswith("In short, ") and re.search(r"\[\d\]$", head) and answer.sentences[0].supported
+    assert quotes == re.sub(r"^.*?: ", "", extracted.text) if extracted.caveat else quotes == extracted.text
+    assert text == answer.text  # the stream reads as the final answer
+    system, user = mock_model.prompts[0]
+    assert "ONE short sentence" in system["content"] and "Paper: " in user["content"]
+
+
+def test_lead_decline_is_heard(corpus_dir: Path, mock_model: Any) -> None:
+    mock_model.enqueue("NOT IN SOURCES")
+    text, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)
+    assert answer.fallback_reason == DECLINED_REASON and answer.caveat and answer.citations
+    assert "NOT IN SOURCES" not in text  # the decline is never streamed to the reader
+
+
+def test_pick_answers_with_the_named_sentences_verbatim_in_its_order(corpus_dir: Path, mock_model: Any) -> None:
+    seen: dict[int, str] = {}
+
+    def pick(messages: list[dict[str, str]]) -> str:
+        seen.update(numbered(messages))
+        return "2 1"
+
+    mock_model.enqueue(pick)
+    _, answer = streamed(with_design(corpus_dir, "pick"), QUESTION)
+    assert len(seen) >= 2 and answer.backend == "mock"
+    assert [s.text for s in answer.sentences] == [seen[2], seen[1]]
+    assert all(s.supported for s in answer.sentences)
+
+
+def test_pick_none_is_a_decline(corpus_dir: Path, mock_model: Any) -> None:
+    mock_model.enqueue("none")
+    _, answer = streamed(with_design(corpus_dir, "pick"), QUESTION)
+    assert answer.fallback_reason == DECLINED_REASON and answer.caveat
+
+
+def test_a_model_that_fails_falls_back_to_extraction(corpus_dir: Path, mock_model: Any) -> None:
+    _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)  # nothing enqueued: LLMError
+    assert answer.backend == "mock→extractive" and answer.citations
