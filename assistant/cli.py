@@ -39,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("ingest", parents=[common], help="add abstracts from files/folders (default: the bundled corpus)")
-    s.add_argument("paths", nargs="*", type=Path, help="seed .txt, .jsonl, .csv files or folders (BEIR folders too)")
+    s.add_argument("paths", nargs="*", type=Path, help="seed .txt, .jsonl, .csv, .bib, .ris, CSL-JSON / arXiv / OpenAlex .json files or folders (BEIR folders too)")
     s.add_argument("--prune", action="store_true", help="remove abstracts whose files are gone")
     s.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     s.add_argument("--json", action="store_true", help="print the report as JSON")

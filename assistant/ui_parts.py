@@ -12,7 +12,7 @@ import gradio as gr
 
 from assistant.ui_render import HEAD, render_sources
 
-UPLOAD_TYPES = [".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv"]
+UPLOAD_TYPES = [".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".bib", ".bibtex", ".ris"]
 PLACEHOLDER = ("**Ask a question about the indexed research abstracts.** Answers quote or paraphrase the "
                "abstracts and cite them as [n]; the sources appear on the right. Pick an example below to start.")
 EXAMPLES = [
