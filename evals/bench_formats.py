@@ -54,9 +54,13 @@ def write_bib(records: list[dict[str, object]], path: Path) -> None:
 
 
 def write_jsonl(records: list[dict[str, object]], path: Path) -> None:
-    from pylatexenc.latex2text import LatexNodes2Text
+    from ingest.bibtex import _LatexDecoding
 
-    decode = LatexNodes2Text().latex_to_text
+    decoder = _LatexDecoding()
+
+    def decode(value: str) -> str:  # the same text the BibTeX reader stores
+        return decoder._transform_python_value_string(value)[0]
+
     with path.open("w", encoding="utf-8") as f:
         for r in records:
             row = {"id": r["key"], "title": r["title"], "authors": [decode(a) for a in r["authors"]], "year": r["year"],
