@@ -74,7 +74,7 @@ def timed(retriever: Any, queries: list[str], filters: Any) -> tuple[list[float]
     return times, results
 
 
-def measure(work: Path, queries: list[str]) -> dict[str, Any]:
+def measure(work: Path, queries: list[str], strategies: list[str] | None = None) -> dict[str, Any]:
     from assistant.filters import Filters
     from assistant.retrieval import HybridRetriever
     from assistant.settings import Settings
@@ -96,6 +96,8 @@ def measure(work: Path, queries: list[str]) -> dict[str, Any]:
         share = len(retriever.allowed(f) or ()) / out["docs"]
         row: dict[str, Any] = {"share": round(share, 4), "resolve_ms": round((time.perf_counter() - t) * 1000, 2)}
         for strategy, update in STRATEGIES.items():
+            if strategies and strategy not in strategies:
+                continue
             retriever.settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update=update)})
             times, results = timed(retriever, queries, f)
             bad = sum(not f.matches(doc.metadata, doc.files) for got in results for doc, _ in got)
@@ -113,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path(".assistant") / "bench-filters")
     ap.add_argument("--measure", action="store_true", help="only time the existing index")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--strategies", help=f"comma-separated, of {', '.join(STRATEGIES)} (default: all)")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     rows = [json.loads(line) for line in (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -129,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         store = Store(Settings(data_dir=args.work / "app"), "onnx:all-MiniLM-L6-v2-int8")
         report = ingest_paths([path], store, PoolEmbedder(pool), progress=False)
         print(json.dumps({"ingest_s": report.seconds, "added": report.added}), file=sys.stderr, flush=True)
-    got = measure(args.work, queries)
+    got = measure(args.work, queries, args.strategies.split(",") if args.strategies else None)
     print(json.dumps(got, indent=2))
     if args.json:
         args.json.write_text(json.dumps(got, indent=2), encoding="utf-8")

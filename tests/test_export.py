@@ -170,3 +170,28 @@ def test_page_downloads_the_answer_and_its_references(lib: Assistant, page: Any)
         page.fill("#filter-year textarea, #filter-year input", "soon")
         bad = ask(page, QUESTION, 2)
         assert "year 'soon' is not" in bad.inner_text()
+
+
+def test_a_bibtex_library_exports_its_own_entries(corpus_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("""@article{hughes2018coral,
+  title = {Global warming transforms coral reef assemblages},
+  author = {Hughes, Terry P. and Kerry, James T.},
+  journal = {Nature},
+  year = {2018},
+  doi = {10.1038/s41586-018-0041-2},
+  abstract = {Marine heatwaves in 2016 bleached corals along the Great Barrier Reef. Surveys of reefs
+              before and after show that a third of the corals died within eight months of the heat stress.}
+}
+""", encoding="utf-8")
+    shutil.copytree(corpus_dir / "models", tmp_path / "data" / "models")
+    a = Assistant(data_dir=tmp_path / "data", backend="extractive")
+    assert a.ingest([bib]).added == 1
+    answer = a.ask("How many corals died after the 2016 heatwave?")
+    assert answer.citations and answer.citations[0].metadata["doi"] == "10.1038/s41586-018-0041-2"
+    out = answer.to_bibtex()
+    assert out.startswith("@article{hughes2018coral,") and "journal = {Nature}" in out
+    assert parsed(out).entries[0].key == "hughes2018coral"
+    assert "[doi:10.1038/s41586-018-0041-2](https://doi.org/10.1038/s41586-018-0041-2)" in answer.to_markdown()
