@@ -187,16 +187,29 @@ def _print_sources(answer: Any) -> None:
             print(f"  - {h.label} ({h.source})")
     if answer.citations:
         print("\nSources:")
+    shaped = getattr(answer, "shape", "fact") != "fact"
     for c in answer.citations:
         print(f"  [{c.n}] {c.label} ({c.source})")
-        for e in c.evidence:
+        for e in [] if shaped else c.evidence:  # a list line already quotes its sentence
             print(f"      “{e.text}”")
-    unsupported = [s.text for s in answer.sentences if not s.supported]
+    _print_further(answer)
+    unsupported = [s for s in answer.sentences if not s.supported]
     if unsupported:
-        print(f"\n{len(unsupported)} sentence(s) could not be matched to a source.")
+        print(f"\n{len(unsupported)} sentence(s) could not be matched to a source (left out):")
+        for s in unsupported:
+            print(f"  - “{s.text}”" + (f" — {s.reason}" if getattr(s, "reason", None) else ""))
     total = answer.timings.get("total")
     extra = f" ({answer.fallback_reason})" if answer.fallback_reason else ""
     print(f"\n— {answer.backend}{extra}, {total:.1f} s" if total is not None else f"\n— {answer.backend}")
+
+
+def _print_further(answer: Any) -> None:
+    """A list's abstracts left out by the display cap or the relevance cut-off, one per line."""
+    further = [i for i in getattr(answer, "items", []) if not i.cited]
+    if further:
+        print(f"\nFurther abstracts ({len(further)}, not cited):")
+    for i in further:
+        print(f"  - {i.label} ({i.source}){'' if i.above_cutoff else ' [below the relevance cut-off]'}")
 
 
 def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: bool, filters: Any = None,
@@ -216,6 +229,7 @@ def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: 
                "citations": [{k: c[k] for k in ("n", "doc_id", "label", "text", "source", "evidence")} for c in d["citations"]],
                "refused": d["refused"], "backend": d["backend"], "usage": d["usage"], "timings": d["timings"]}
         out.update({k: d[k] for k in ("fallback_reason", "standalone_question", "sentences", "closest", "caveat", "fallback_from", "relevance")})
+        out.update({k: d[k] for k in ("shape", "items") if k in d})
         print(json.dumps(out, indent=2, ensure_ascii=False))
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
         return 0

@@ -5,16 +5,19 @@ question whose shape (``assistant.shape``) is not a single fact is answered here
 with one line per abstract; ``None`` hands it back to the ordinary answer path.
 
 - **list**: more candidates than ``top_k`` are read (``collection.candidates``); each gets a
-  relevance to the topic — ``lexical_weight`` x the IDF-weighted share of the topic's terms in its
-  best sentence + the rest x its best chunk's cosine (the retriever's own vectors: no embedding
-  beyond the query's) — and those at or above ``cutoff`` are listed, most relevant first (both
+  relevance to the topic — ``lexical_weight`` x its best sentence's lexical score (half the
+  IDF-weighted share of the topic's terms, half for holding them side by side in order; a sentence
+  writing the topic's acronym, as the abstracts define it, scores 1) + the rest x its best chunk's
+  cosine (the retriever's own vectors: no embedding beyond the query's) — and those at or above
+  ``cutoff`` are listed, most relevant first (both
   constants fitted by 5-fold CV, ``python -m evals.lists fit``). Each line quotes the abstract's
   sentence that best matches the topic; every line is checked by the citation ``Verifier`` like any
   answer. Abstracts beyond the display cap, and candidates below the cut-off that still hold every
   topic term, stay in ``Answer.items`` (``cited=False``) and the closing line counts them.
 - **follow-up** on a list ("which of these report speed-ups?"): the abstracts of the previous
   list (read back from the conversation's last answer) are scored against the new topic the same
-  way, their dense part from their sentences' vectors, and only they can be listed.
+  way, their dense part from their sentences' vectors, and only they can be listed; when none
+  reaches the cut-off, the closest three are shown under a caveat saying none states it.
 - **compare**: each name of the question is resolved to the abstract that mentions it and ranks
   best for it (distinct abstracts, else the question is one paper's fact); each is shown side by
   side with what it does (its sentence best matching the name) and what it reports (its sentence
@@ -175,9 +178,13 @@ def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
         found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
     ranked = sorted(found, key=lambda c: -c.relevance(cfg.lexical_weight))
     listed = [c for c in ranked if c.relevance(cfg.lexical_weight) >= cfg.cutoff]
-    if not listed:
+    if not listed and not shape.follow_up:
         return None
     further = [c for c in ranked if c not in listed and c.mentions]
+    if not listed:  # "the sources describe X but do not state Y": the closest of the listed ones, saying so
+        base.caveat = (f"None of the {len(ranked)} abstracts listed before states {shape.topic!r} in those words; "
+                       f"the closest {min(3, len(ranked))}:")
+        listed, further = ranked[:3], []
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
     return _listing(engine, base, shape, listed, further, cap)
 
@@ -244,11 +251,11 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
     rest = [_item(c.doc, 0, c.quote, c.relevance(w), cited=False) for c in beyond]
     rest += [_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
     base.shape, base.items = shape.kind, items + rest
-    base.text = _list_text(shape, items, len(beyond), len(further))
+    base.text = _list_text(shape, items, len(beyond), len(further), base.caveat)
     return base
 
 
-def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int) -> str:
+def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, caveat: str | None = None) -> str:
     topic = shape.topic
     scope = "of the abstracts listed before " if shape.follow_up else ""
     if shape.kind == OVERVIEW:
@@ -260,7 +267,7 @@ def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int) -
                 lines.append(f"{group}:")
                 lines += [f"[{i.n}] {i.label} — {i.text}" for i in members]
     else:
-        lines = [f"{len(items)} {scope}abstract{'s' if len(items) != 1 else ''} on {topic} "
+        lines = [caveat or f"{len(items)} {scope}abstract{'s' if len(items) != 1 else ''} on {topic} "
                  f"(answered as a list, most relevant first):"]
         lines += [f"[{i.n}] {i.label} — {i.text}" for i in items]
     if beyond:

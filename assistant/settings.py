@@ -217,8 +217,8 @@ class VerifySettings(BaseModel):
 
 class CollectionSettings(BaseModel):
     """Questions about the collection: lists, comparisons, overviews (assistant/collection.py).
-    The relevance of an abstract to a list's topic is ``lexical_weight`` x (IDF-weighted share of
-    the topic's terms in its best sentence) + (1 - ``lexical_weight``) x (its best chunk's cosine);
+    The relevance of an abstract to a list's topic is ``lexical_weight`` x (its best sentence's
+    lexical score: the topic's terms, and in order) + (1 - ``lexical_weight``) x (its best chunk's cosine);
     both fitted by ``python -m evals.lists fit`` (5-fold CV on evals/datasets/lists.jsonl,
     evals/fits/lists.json)."""
 

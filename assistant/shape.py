@@ -109,6 +109,8 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     q = " ".join((question or "").split())
     if previous_was_list and (m := _OF_THESE.match(q)):
         return Shape(LIST, _topic(m.group("rest")), follow_up=True)
+    if m := _OVERVIEW.match(q):  # its frames are specific: "what do the papers say about" is no list
+        return Shape(OVERVIEW, _clean(m.group("rest")))
     for pattern in (_WH_LIST, _IMPERATIVE, _EXISTENTIAL):
         m = pattern.match(q)
         if m and not (pattern is _WH_LIST and _named_subject(m.group("rest"))):
@@ -120,6 +122,4 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
             found = names("The " + re.sub(r"\b(vs|versus)\.", r"\1", m.group("rest")))
             if len(found) >= 2:
                 return Shape(COMPARE, _clean(m.group("rest")), names=found)
-    if m := _OVERVIEW.match(q):
-        return Shape(OVERVIEW, _clean(m.group("rest")))
     return Shape(FACT)

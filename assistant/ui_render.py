@@ -42,7 +42,7 @@ a.cite:hover { background: rgba(250, 204, 21, .35); }
 .src-text { font-size: .9em; line-height: 1.5; white-space: pre-wrap; }
 .src-text mark { background: rgba(250, 204, 21, .55); color: inherit; padding: 0 .1em; border-radius: 2px; }
 .panel-note { opacity: .7; font-style: italic; }
-.list-answer { margin: .3em 0; padding-left: 1.2em; }
+.list-answer { margin: .3em 0; padding-left: .2em; list-style: none; }
 .list-answer li { margin: .25em 0; line-height: 1.4; }
 .list-label { font-weight: 600; }
 .list-head, .list-group { font-weight: 600; margin-top: .3em; }

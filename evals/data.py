@@ -24,6 +24,9 @@ GENERATED_PATH = DATASETS_DIR / "generated.jsonl"
 GENERATED_UNANSWERABLE_PATH = DATASETS_DIR / "generated_unanswerable.jsonl"
 CALIBRATION_PATH = DATASETS_DIR / "calibration.jsonl"  # derived from generated + dev (evals/calibration.py)
 LOCKED_PATH = DATASETS_DIR / "locked.jsonl"  # hand-written release test split: never read by tuning code
+LISTS_PATH = DATASETS_DIR / "lists.jsonl"  # list / compare / overview questions made from the corpus (evals/lists.py)
+# hand-written list and comparison questions of the release test split: never read by tuning code
+LOCKED_COLLECTION_PATH = DATASETS_DIR / "locked_collection.jsonl"
 
 
 class LockedSplitError(PermissionError):
@@ -33,7 +36,7 @@ class LockedSplitError(PermissionError):
 def load_for_tuning(path: Path) -> list[dict[str, Any]]:
     """Rows of a dev-style file for tuning/fitting code; refuses the locked test split (by file or
     by any row marked ``"split": "locked"``), so no constant can be fitted on it."""
-    if Path(path).resolve() == LOCKED_PATH.resolve() or Path(path).name.startswith("locked"):
+    if Path(path).resolve() in (LOCKED_PATH.resolve(), LOCKED_COLLECTION_PATH.resolve()) or Path(path).name.startswith("locked"):
         raise LockedSplitError(f"{path} is the locked test split: tuning and fitting code may not read it")
     rows = load_dev(Path(path))
     if any(r.get("split") == "locked" for r in rows):
@@ -76,7 +79,8 @@ def _norm(text: str) -> str:
 def resolve_path(name: str) -> tuple[str, Path]:
     """``dev`` -> the dev set; a BEIR folder name under evals/datasets, or a path."""
     named = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
-             "calibration": CALIBRATION_PATH, "locked": LOCKED_PATH}
+             "calibration": CALIBRATION_PATH, "locked": LOCKED_PATH,
+             "lists": LISTS_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
     if name in named:
         return "dev", named[name]
     p = Path(name)

@@ -40,6 +40,7 @@ from evals.data import (
     resolve_anchors,
     resolve_path,
 )
+from evals.lists import agg_lists, format_lists, list_record
 from evals.metrics import K_VALUES, mean, percentile, retrieval_scores
 
 RUNS_DIR = Path(__file__).resolve().parent / "runs"
@@ -176,6 +177,7 @@ def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any, loo: bool =
             rec["systems"][mode] = entry
         if with_answers:
             answers[q.id] = answer_question(assistant, q, query, history, backend, k_answer, docs, rec, loo=loo)
+            rec.update(list_record(assistant, q, answers[q.id], docs))  # shape + list metrics (evals/lists.py)
         per_q.append(rec)
         if i % 25 == 0:
             log(f"  {i}/{len(ds.questions)} questions")
@@ -224,6 +226,8 @@ def aggregate(recs: list[dict[str, Any]], embed_latency: list[float]) -> dict[st
                            "query_embedding": {"p50_ms": emb_p50 * 1e3, "p95_ms": percentile(embed_latency, 95) * 1e3}}
     if any("answer" in r for r in recs):
         out["answers"] = {"all": agg_answers(recs), "by_type": {t: agg_answers([r for r in recs if r["type"] == t]) for t in types}}
+    if lists := agg_lists(recs):
+        out["lists"] = lists
     held = agg_leave_one_out(recs)
     if held:
         out["leave_one_out"] = held
@@ -364,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
     from evals.report import summary_table
 
     print(summary_table(results))
+    if results.get("lists"):
+        print(format_lists(results["lists"]))
     if "compare" in results:
         print(format_compare(results["compare"]))
         if results["compare"]["regressions"]:

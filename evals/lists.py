@@ -28,9 +28,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from evals.data import DATASETS_DIR, EVALS_DIR, load_for_tuning, resolve_anchors
+from evals.data import DATASETS_DIR, EVALS_DIR, LISTS_PATH, load_for_tuning, resolve_anchors
 
-LISTS_PATH = DATASETS_DIR / "lists.jsonl"
 META_PATH = DATASETS_DIR / "lists.meta.json"
 FIT_PATH = EVALS_DIR / "fits" / "lists.json"
 MIN_DF, MAX_DF = 3, 25  # sanity bounds: a list of at least three; at most display_max (one screen)
@@ -302,3 +301,59 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# --- the harness's list metrics (assistant eval) --------------------------------------------------
+def expected_shape(q: Any) -> str | None:
+    """The shape a question of a list-style split asks for (its ``shape`` field, or its type)."""
+    shape = (q.raw or {}).get("shape") or (q.type if q.type in SHAPED_TYPES else None)
+    return shape if shape in SHAPED_TYPES else None
+
+
+def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[str, Any]:
+    """Fields for the per-question record: the detected shape, and for list / compare / overview
+    questions the recall and precision of the cited works beside the naive baseline's top-k."""
+    out: dict[str, Any] = {"shape": getattr(ans, "shape", "fact")}
+    expected = expected_shape(q)
+    if expected is None or not q.gold:
+        return out
+    cited = list(dict.fromkeys(docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations))
+    base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=assistant.settings.top_k, mode="baseline")]
+    (r, p), (br, bp) = scores(cited, q.gold), scores(base, q.gold)
+    out["list"] = {"expected": expected, "recall": r, "precision": p if cited else 0.0, "baseline_recall": br,
+                   "baseline_precision": bp, "all_named_cited": q.gold <= set(cited), "refused": bool(ans.refused),
+                   "items": len(getattr(ans, "items", []))}
+    return out
+
+
+def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Shape confusion per question type, and list metrics per expected shape ({} without answers)."""
+    if not any("shape" in r for r in recs):
+        return {}
+    confusion: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in recs:
+        if "shape" in r:
+            confusion[r["type"]][r["shape"]] += 1
+    out: dict[str, Any] = {"shape_confusion": {t: dict(c) for t, c in confusion.items()}, "by_shape": {}}
+    for shape in SHAPED_TYPES:
+        rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
+        if rows:
+            out["by_shape"][shape] = {
+                "n": len(rows), **{k: _summary([x[k] for x, _ in rows])[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
+                "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
+                "detected": _summary([float(s == shape) for _, s in rows])[0]}
+    return out
+
+
+def format_lists(agg: dict[str, Any]) -> str:
+    if not agg:
+        return ""
+    lines = ["Question shapes detected, per question type: " + "; ".join(
+        f"{t}: " + ", ".join(f"{s} {n}" for s, n in sorted(c.items())) for t, c in agg["shape_confusion"].items())]
+    if agg["by_shape"]:
+        lines.append(f"{'shape':10s} {'n':>4s} {'recall':>7s} {'prec.':>7s} {'base R':>7s} {'base P':>7s} {'named':>6s} {'shape ok':>8s}")
+        for shape, m in agg["by_shape"].items():
+            lines.append(f"{shape:10s} {m['n']:4d} {m['recall']:7.3f} {m['precision']:7.3f} {m['baseline_recall']:7.3f} "
+                         f"{m['baseline_precision']:7.3f} {m['all_named_cited']:6.3f} {m['detected']:8.3f}")
+        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited)")
+    return "\n".join(lines)

@@ -1,0 +1,171 @@
+"""Questions about the collection (assistant/collection.py, evals/lists.py): list, comparison and
+overview answers on the real ingested corpus, their public surface (Answer.shape/items, --json,
+CLI, HTML), follow-ups on a list, and the list split's builder and metrics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assistant import Assistant
+from assistant.text import split_sentences
+from assistant.types import Answer, Citation, ListItem
+from assistant.ui_render import render_answer
+from evals import lists as L
+from evals.data import DATASETS_DIR, LockedSplitError, Question, load_for_tuning
+
+
+def _sentences(text: str) -> set[str]:
+    return {" ".join(text[s.start : s.end].split()) for s in split_sentences(text)}
+
+
+def test_list_question_lists_every_relevant_abstract_with_a_verified_line(corpus: Assistant) -> None:
+    ans = corpus.ask("Which papers study state space models?")
+    cited = [i for i in ans.items if i.cited]
+    assert ans.shape == "list" and not ans.refused
+    assert len(cited) > corpus.settings.top_k  # more than the default 5 sources when the evidence supports it
+    assert [i.n for i in cited] == list(range(1, len(cited) + 1)) == [c.n for c in ans.citations]
+    assert [i.score for i in cited] == sorted((i.score for i in cited), reverse=True)
+    assert all(i.score >= corpus.settings.collection.cutoff for i in cited)
+    by_n = {c.n: c for c in ans.citations}
+    for item in cited:
+        citation = by_n[item.n]
+        assert citation.doc_id == item.doc_id and item.text in _sentences(citation.text)  # quoted from its abstract
+        assert citation.evidence and f"[{item.n}] {item.label} — {item.text}" in ans.text
+    assert all(s.supported and s.citations for s in ans.sentences)
+    assert "answered as a list" in ans.text.splitlines()[0]
+    assert sum("state space" in i.text.lower() or "ssm" in i.text.lower() for i in cited) >= 0.8 * len(cited)
+    d = ans.to_dict()
+    assert d["shape"] == "list" and len(d["items"]) == len(ans.items) and d["items"][0]["cited"] is True
+
+
+def test_a_single_fact_question_does_not_become_a_list(corpus: Assistant) -> None:
+    ans = corpus.ask("What is Ring Attention?")
+    assert ans.shape == "fact" and ans.items == [] and ans.citations
+
+
+def test_comparison_cites_every_named_paper_side_by_side(corpus: Assistant) -> None:
+    ans = corpus.ask("How do Ring Attention and FlashAttention differ?")
+    assert ans.shape == "compare"
+    assert [i.name for i in ans.items] == ["Ring Attention", "FlashAttention"]
+    for item, citation in zip(ans.items, ans.citations, strict=True):
+        assert item.cited and citation.doc_id == item.doc_id and item.name.lower() in citation.text.lower()
+        assert item.text in _sentences(citation.text)
+        assert not item.reports or item.reports in _sentences(citation.text)
+    assert len({i.doc_id for i in ans.items}) == 2 and "side by side" in ans.text
+
+
+def test_overview_groups_its_abstracts(corpus: Assistant) -> None:
+    ans = corpus.ask("What is known about state space models?")
+    cited = [i for i in ans.items if i.cited]
+    assert ans.shape == "overview" and 0 < len(cited) <= corpus.settings.collection.overview_max
+    assert all(i.group for i in cited) and ans.text.startswith("Overview of state space models")
+    assert any(not i.cited for i in ans.items)  # the rest stay reachable
+    assert "further abstract" in ans.text
+
+
+def test_follow_up_picks_only_from_the_listed_abstracts(corpus: Assistant) -> None:
+    first = corpus.ask("Which papers study state space models?")
+    listed = {i.doc_id for i in first.items if i.cited}
+    history = [{"role": "user", "content": first.question}, {"role": "assistant", "content": first.text}]
+    ans = corpus.ask("Which of these report speed-ups?", history=history)
+    picked = {i.doc_id for i in ans.items}
+    assert ans.shape == "list" and picked and picked <= listed
+    assert "of the abstracts listed before" in ans.text
+
+
+def test_a_list_about_something_no_abstract_mentions_is_refused(corpus: Assistant) -> None:
+    ans = corpus.ask("Which papers study the Zyxwvutron-9000 architecture?")
+    assert ans.shape == "fact" and (ans.refused or ans.caveat) and not ans.items
+
+
+def test_cli_json_and_text_show_the_list(corpus_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from assistant.cli import main
+
+    assert main(["ask", "--json", "--data-dir", str(corpus_dir), "--backend", "extractive",
+                 "Which abstracts mention mixture of experts?"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["shape"] == "list" and out["items"] and {"n", "doc_id", "label", "text", "source", "score", "cited"} <= set(out["items"][0])
+    assert main(["ask", "--data-dir", str(corpus_dir), "--backend", "extractive", "Which abstracts mention mixture of experts?"]) == 0
+    text = capsys.readouterr().out
+    first = out["items"][0]
+    assert f"[1] {first['label']} — {first['text']}" in text.splitlines()
+
+
+# --- rendering -----------------------------------------------------------------------------------
+def _list_answer() -> Answer:
+    items = [ListItem(1, "a", "<b>Evil</b> label", "It <script>x</script> does A.", "f.txt:1", 0.9),
+             ListItem(2, "b", "Second", "It does B.", "f.txt:3", 0.8),
+             ListItem(0, "c", "Third", "It mentions A.", "f.txt:5", 0.4, cited=False, above_cutoff=False)]
+    cites = [Citation(i.n, i.doc_id, i.label, i.text, i.source) for i in items[:2]]
+    text = ("2 abstracts on A (answered as a list, most relevant first):\n[1] <b>Evil</b> label — It <script>x</script> does A.\n"
+            "[2] Second — It does B.\n1 further abstract mentions A but ranks below the relevance cut-off.")
+    return Answer(question="Which papers study A?", text=text, citations=cites, shape="list", items=items)
+
+
+def test_render_list_links_each_item_to_its_source_and_escapes() -> None:
+    html = render_answer(_list_answer())
+    assert html.count('<li class="list-item">') == 2 and 'href="#src-1"' in html and 'href="#src-2"' in html
+    assert "<script>" not in html and "&lt;b&gt;Evil&lt;/b&gt;" in html
+    assert "Show the 1 further abstract" in html and "below the cut-off" in html
+    assert "further abstract mentions A" in html
+
+
+# --- the list split and its metrics --------------------------------------------------------------
+WORKS = {
+    "w1": "We study state space models (SSMs) for long sequences. State space models are fast.",
+    "w2": "Our state-space model beats attention on long inputs.",
+    "w3": "SSMs are recurrent. We analyse them.",
+    "w4": "Gated state spaces (GSS) help. A grounded symbol system (GSS) is another thing entirely.",
+    "w5": "Attention is all you need for translation.",
+}
+
+
+def test_topic_groups_come_from_acronym_definitions() -> None:
+    groups = {g["acronym"]: g for g in L.term_groups(WORKS)}
+    assert groups["SSM"]["works"] == ["w1", "w2", "w3"]  # the plural, the hyphen and the bare acronym count
+    assert "GSS" not in groups  # two unrelated expansions, each in one work: below MIN_DF, acronym unused
+
+
+def test_best_pair_and_scores() -> None:
+    feats = [{"gold": {"a", "b"}, "cands": [(1.0, 0.6, "a"), (0.9, 0.5, "b"), (0.2, 0.3, "c")]},
+             {"gold": {"d"}, "cands": [(1.0, 0.7, "d"), (0.3, 0.6, "e")]}]
+    w, t = L.best_pair(feats)
+    assert all(set(L._pick(f, w, t)) == f["gold"] for f in feats)
+    assert L.scores(["a", "c"], {"a", "b"}) == (0.5, 0.5) and L.scores([], {"a"}) == (0.0, 1.0)
+
+
+def test_list_metrics_per_shape() -> None:
+    recs = [{"type": "list", "shape": "list", "list": {"expected": "list", "recall": 1.0, "precision": 0.5, "baseline_recall": 0.5,
+                                                     "baseline_precision": 0.5, "all_named_cited": True}},
+            {"type": "lookup", "shape": "fact"}]
+    agg = L.agg_lists(recs)
+    assert agg["shape_confusion"] == {"list": {"list": 1}, "lookup": {"fact": 1}}
+    assert agg["by_shape"]["list"]["recall"] == 1.0 and agg["by_shape"]["list"]["detected"] == 1.0
+    assert "list" in L.format_lists(agg)
+    q = Question(id="x", text="t", type="compare")
+    assert L.expected_shape(q) == "compare" and L.expected_shape(Question(id="y", text="t")) is None
+
+
+def test_the_committed_list_split_is_what_the_builder_writes() -> None:
+    rows = [json.loads(line) for line in L.LISTS_PATH.read_text(encoding="utf-8").splitlines()]
+    assert {r["shape"] for r in rows} == {"list", "compare", "overview"}
+    assert all(r["gold_anchors"] and r["split"] == "lists" for r in rows)
+    assert all(len(r["gold_anchors"]) == 2 for r in rows if r["shape"] == "compare")
+
+
+def test_tuning_code_refuses_the_locked_collection_split() -> None:
+    with pytest.raises(LockedSplitError):
+        load_for_tuning(DATASETS_DIR / "locked_collection.jsonl")
+    assert load_for_tuning(L.LISTS_PATH)
+
+
+def test_follow_up_with_no_listed_abstract_stating_it_says_so(corpus: Assistant) -> None:
+    first = corpus.ask("Which papers study state space models?")
+    history = [{"role": "user", "content": first.question}, {"role": "assistant", "content": first.text}]
+    ans = corpus.ask("Which of these report results on protein folding benchmarks?", history=history)
+    listed = {i.doc_id for i in first.items if i.cited}
+    assert ans.shape == "list" and {i.doc_id for i in ans.items} <= listed
+    assert ans.caveat and "None of the" in ans.caveat and ans.text.startswith(ans.caveat)
