@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from assistant.grounding import mentioned, names
+# _acronym: the same initials rule as grounding (LLM = large language model)
+from assistant.grounding import _acronym, mentioned, names
 from assistant.text import name_like
 
 # Comparison markers: the closed set of English words and phrases that introduce what a thing is
@@ -59,7 +61,8 @@ _OPENERS = {"the", "a", "an", "this", "that", "these", "those", "our", "we", "it
             "many", "most", "several", "using", "recent", "existing", "previous", "prior", "new", "novel", "and", "or",
             "but", "if", "since", "because", "after", "before", "during", "through", "via", "without", "across",
             "among", "between", "under", "over", "into", "one", "two", "three", "no", "not", "only", "even", "also"}
-_FIRST = re.compile(r"^\W*([A-Z][a-z]+)[ -](?=[A-Z0-9])")
+# a capitalised word where a sentence or a bracket opens, right before a name word ("(Ring Attention")
+_OPENING = re.compile(r"(?:^|[.!?:;]\s+|[\"'(\[]\s*)([A-Z][a-z]+)[ -]$")
 
 
 @dataclass(frozen=True)
@@ -72,16 +75,21 @@ class Sides:
 
 def claim_names(text: str) -> list[str]:
     """Names of ``text`` (grounding's orthography), numbers left out, with a capitalised opening
-    word joined to the name word after it ("Ring Attention enables ..."): a sentence-initial
-    capital proves nothing alone, but followed by a name word it is that name's first word —
-    unless it is a function word, an -ing/-ed/-ly word ("Using GPT-4", "Specifically, ...")."""
+    word (of the sentence or after a bracket or quote) joined to the name word after it ("Ring
+    Attention enables ...", "(Ring Attention)"): such a capital proves nothing alone, but
+    followed by a name word it is that name's first word — unless it is a function word or an
+    -ing/-ed/-ly word ("Using GPT-4", "Specifically, ...")."""
     found = [n for n in names(text) if not _is_number(n)]
-    m = _FIRST.match(text)
-    if m and found and m.group(1).lower() not in _OPENERS and not (len(m.group(1)) > 4 and re.search(r"(ing|ed|ly)$", m.group(1))):
-        rest = text[m.end():]
-        if rest.startswith(found[0]):
-            found[0] = text[m.start(1): m.end() + len(found[0])]
-    return list(dict.fromkeys(found))
+    out = []
+    for n in found:
+        for m in re.finditer(re.escape(n), text):
+            head = _OPENING.search(text[: m.start()])
+            word = head.group(1) if head else ""
+            if word and word.lower() not in _OPENERS and not (len(word) > 4 and re.search(r"(ing|ed|ly)$", word)):
+                n = f"{word}{text[head.end(1): m.start()]}{n}"
+                break
+        out.append(n)
+    return list(dict.fromkeys(out))
 
 
 def _is_number(name: str) -> bool:
@@ -111,7 +119,7 @@ def _occurs(name: str, text: str) -> bool:
     if not target:
         return True
     variants = {target, target[:-1] if target.endswith("s") else target + "s"}
-    toks = ["".join(_runs(t.rstrip("."))) for t in _TOKEN.findall(text)]
+    toks = _tokens(text)
     for i in range(len(toks)):
         acc = ""
         for j in range(i, len(toks)):
@@ -120,7 +128,18 @@ def _occurs(name: str, text: str) -> bool:
                 return True
             if len(acc) >= len(target) + 1:
                 break
-    return _acronym_like(name) and mentioned(name, text)
+    return _acronym_like(name) and _acronym(name, _source_runs(text))
+
+
+@lru_cache(maxsize=1024)
+def _tokens(text: str) -> tuple[str, ...]:
+    """Each word of ``text`` as its letters and digits (texts recur: one answer's sources)."""
+    return tuple("".join(_runs(t.rstrip("."))) for t in _TOKEN.findall(text))
+
+
+@lru_cache(maxsize=256)
+def _source_runs(text: str) -> list[str]:
+    return _runs(text)
 
 
 def _acronym_like(name: str) -> bool:
@@ -155,11 +174,15 @@ def _subject_names(sentence: str) -> list[str]:
 
 
 def unmentioned(claim: str, source: str) -> list[str]:
-    """Names of the claim that the source never mentions (a joined name counts as mentioned when
-    each of its words is)."""
+    """Names of the claim that the source never mentions. A name of several words is one name
+    ("Blockwise Parallel Transformer": its words apart are plain words the source may use for
+    anything); only neighbouring names that are names by themselves ("GPU HBM") may occur apart."""
     out = []
+    runs = _source_runs(source)
     for n in claim_names(claim):
-        if mentioned(n, source) or all(mentioned(p, source) for p in n.split()):
+        parts = n.split()
+        if mentioned(n, source, runs) or (len(parts) > 1 and all(name_like(p, first=True) and mentioned(p, source, runs)
+                                                                 for p in parts)):
             continue
         out.append(n)
     return out

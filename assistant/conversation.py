@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.grounding import names
+from assistant.grounding import mentioned, names
 from assistant.text import tokens
 
 # Closed classes of English: connectives that continue a turn, personal pronouns, and definite
@@ -43,18 +43,31 @@ def is_follow_up(question: str, history: list[dict[str, str]], short_terms: int 
     return bool(_POSSESSIVE.search(question)) and not own
 
 
+def referent_names(history: list[dict[str, str]]) -> list[str]:
+    """The names a follow-up's pronoun refers back to: those of the latest user question that
+    names anything (after "What is Ring Attention?" and "How does it work?", "it" is still Ring
+    Attention)."""
+    for m in reversed(history):
+        if m.get("role") == "user" and (found := names(m.get("content") or "")):
+            return found
+    return []
+
+
 def standalone_question(question: str, history: list[dict[str, str]], short_terms: int = 8) -> str:
-    """The retrieval query: a follow-up gets the previous question prepended (heuristic; the
-    openai backend asks the model to rewrite it instead)."""
+    """The retrieval query: a follow-up gets the previous question prepended, and the names it
+    refers to when the previous question is itself a follow-up that names nothing (heuristic;
+    the openai backend asks the model to rewrite it instead)."""
     if is_follow_up(question, history, short_terms):
-        return f"{previous_question(history)} {question}"
+        previous = previous_question(history)
+        carried = [n for n in referent_names(history) if not mentioned(n, f"{previous} {question}")]
+        return " ".join([*carried, previous, question])
     return question
 
 
 def evidence_question(question: str, history: list[dict[str, str]], top_text: str, short_terms: int = 8) -> str:
-    """What evidence is scored against: a follow-up plus those names of its previous question
-    that the top abstract holds."""
+    """What evidence is scored against: a follow-up plus those names it refers to (its previous
+    named question's) that the top abstract holds."""
     if not is_follow_up(question, history, short_terms) or not top_text:
         return question
-    found = [n for n in names(previous_question(history)) if n.lower() in top_text.lower()]
+    found = [n for n in referent_names(history) if mentioned(n, top_text) and not mentioned(n, question)]
     return f"{question} ({', '.join(dict.fromkeys(found))})" if found else question

@@ -212,7 +212,8 @@ class VerifySettings(BaseModel):
     attribution: bool = True  # also check names, numbers and comparison direction (assistant/attribution.py); False: the word-only check, measured beside it by `assistant eval --dataset misattribution`
     attribution_sentences: int = 2  # a source's sentences a claim may draw on (the best, and the next if above the threshold); sanity bound: a claim joins at most two
     attribution_gap: float = 0.1  # a second sentence counts only this close to the best one; sanity bound (a near-quote scores ~0.9, the next sentence ~0.5)
-    attribution_gap: float = 0.1  # a second sentence counts only this close to the best one; sanity bound (a near-quote scores ~0.9, the next sentence ~0.5)
+    quote_level: float = 0.9  # share of a claim's words (names aside) in one sentence that makes it that sentence's statement; sanity bound: all but a minor word; measured by `assistant eval --dataset misattribution`
+    quote_min_terms: int = 4  # a claim needs this many words besides its names to be someone's statement; sanity bound
 
 
 class CollectionSettings(BaseModel):

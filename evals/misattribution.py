@@ -35,6 +35,7 @@ import hashlib
 import json
 import random
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from assistant import attribution
 from assistant.text import split_sentences
 
 PATH = Path(__file__).resolve().parent / "datasets" / "misattribution.jsonl"
+RUNS_DIR = Path(__file__).resolve().parent / "runs"
 SEED = 20
 NEIGHBOURS = 4  # a neighbourhood: the abstract and its 4 closest (5 sources, the answer's top_k)
 PER_KIND = 60  # items of each swap kind (direction flips: as many as the corpus holds, up to this)
@@ -273,10 +275,12 @@ def run(items: list[dict[str, Any]], corpus: dict[str, str], cache: Any, idf: An
         texts = [corpus[k] for k in it["sources"]]
         rec: dict[str, Any] = {"id": it["id"], "kind": it["kind"]}
         answer = f"{it['claim']} [{it['cited'] + 1}]"
-        Verifier(texts, cache, idf)._vectors([it["claim"]])  # embed the claim outside the timed part
+        claim_vec = Verifier(texts, cache, idf)._vectors([it["claim"]])[0]  # embedded once, outside the timing
         for mode, cfg in modes.items():
+            verifier = Verifier(texts, cache, idf, cfg)
+            verifier._known[" ".join(it["claim"].split())] = claim_vec
             t = time.perf_counter()
-            verified = Verifier(texts, cache, idf, cfg).verify(answer)
+            verified = verifier.verify(answer)
             seconds[mode] += time.perf_counter() - t
             rec[mode] = outcome(it, verified)
         per_item.append(rec)
@@ -303,7 +307,8 @@ def format_table(result: dict[str, Any]) -> str:
         lines.append(f"| {r['kind']} | {r['n']} | {r['metric']} | {r['attribution']:.1%} | {r['words_only']:.1%} |")
     ms = result["ms_per_answer"]
     lines.append(f"\nverification per one-sentence answer: {ms['attribution']:.2f} ms with attribution, "
-                 f"{ms['words_only']:.2f} ms words only (claim embedding excluded)")
+                 f"{ms['words_only']:.2f} ms words only (verify() of a one-sentence answer over 5 sources, "
+                 "the claim's vector computed beforehand)")
     return "\n".join(lines)
 
 
@@ -322,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("command", choices=("build", "eval"), nargs="?", default="eval")
     ap.add_argument("--limit", type=int, default=None, help="eval: only the first N items")
     ap.add_argument("--out", default=None, help="eval: also write the per-item results and table here (JSON)")
+    ap.add_argument("--out-dir", default=None, help="eval: run folder for results.json and report.md "
+                    "(default evals/runs/<timestamp>-misattribution)")
     args = ap.parse_args(argv)
     corpus, cache, idf = _parts()
     if args.command == "build":
@@ -337,6 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(result))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    run_dir = Path(args.out_dir) if args.out_dir else RUNS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-misattribution"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "results.json").write_text(json.dumps({"dataset": "misattribution", "n_items": len(items), **result},
+                                                     indent=1), encoding="utf-8")
+    (run_dir / "report.md").write_text(f"# Misattribution set ({len(items)} items)\n\n{format_table(result)}\n",
+                                       encoding="utf-8")
+    print(f"run folder: {run_dir}", file=sys.stderr)
     return 0
 
 
