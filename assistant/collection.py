@@ -29,6 +29,7 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,6 +160,14 @@ def previous_list(history: list[dict[str, str]]) -> list[str]:
 
 def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
     """The answer for a list / compare / overview question, or None for the ordinary path."""
+    t = time.perf_counter()
+    answer = _shaped(engine, base, turn)
+    if answer is not None:
+        turn.timings["collection"] = time.perf_counter() - t
+    return answer
+
+
+def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     quotes = previous_list(turn.history)
     shape = detect(turn.question, previous_was_list=bool(quotes))
     if shape.is_fact:
@@ -168,7 +177,8 @@ def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
         return None  # a named thing no abstract mentions: the refusal says so
     cfg = engine.settings.collection
     if shape.kind == COMPARE:
-        return _compare(engine, base, shape, turn.exclude)
+        compared = _compare(engine, base, shape, turn.exclude)
+        return _with_summary(engine, turn, compared) if compared is not None else None
     if shape.follow_up:
         docs = _docs_of_quotes(engine, quotes)
         if not docs:
@@ -186,7 +196,7 @@ def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
                        f"the closest {min(3, len(ranked))}:")
         listed, further = ranked[:3], []
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
-    return _listing(engine, base, shape, listed, further, cap)
+    return _with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap))
 
 
 def _docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:
@@ -330,6 +340,47 @@ def _compare(engine: Any, base: Answer, shape: Shape, exclude: set[str] | None) 
         lines.append(f"None of the abstracts found mentions {', '.join(repr(m) for m in missing)}.")
     base.shape, base.text = COMPARE, "\n".join(lines)
     return base if base.citations else None
+
+
+# --- the LLM backends' synthesis ------------------------------------------------------------------
+PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
+SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
+
+
+def _with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
+    """With an LLM backend, a short synthesis of the listed excerpts above the list (prompt per
+    shape: prompts/answer_list.txt, answer_compare.txt, answer_overview.txt), verified against the
+    cited abstracts like any answer; unsupported sentences are dropped. The list itself stays
+    extracted and verified; when the model fails or declines, it is shown alone, saying so."""
+    if turn.backend == "extractive" or not answer.citations:
+        return answer
+    from assistant.backends import LLMError
+    from assistant.prompts import render
+
+    shown = [i for i in answer.items if i.cited][: engine.settings.collection.overview_max]
+    blocks = "\n".join(render("source_block", n=str(i.n), label=i.label, evidence=f"{i.text} {i.reports}".strip()) for i in shown)
+    messages = [{"role": "user", "content": render(PROMPTS[answer.shape], question=answer.question, sources=blocks)}]
+    try:
+        model = engine.model_factory(turn.backend, engine.settings)
+        raw = model.complete(messages, max_tokens=engine.settings.max_answer_tokens, temperature=engine.settings.temperature)
+    except (LLMError, RuntimeError, ValueError) as exc:
+        answer.fallback_reason = f"{SUMMARY_FAILED.format(backend=turn.backend)} ({exc})"
+        return answer
+    sources = [c.text for c in answer.citations]
+    result = Verifier(sources, engine.cache, engine.idf(), engine.settings.verify).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
+    kept = []
+    for s in result.sentences:
+        if s.supported and s.citations:
+            s.citations = [result.order[c - 1] + 1 for c in s.citations]  # back to the list's numbers
+            kept.append(s)
+    if not kept:
+        answer.fallback_reason = SUMMARY_FAILED.format(backend=turn.backend)
+        return answer
+    for i, spans in result.evidence.items():
+        answer.citations[i].evidence = sorted({e.start: e for e in answer.citations[i].evidence + spans}.values(), key=lambda e: e.start)
+    summary = " ".join(s.text + "".join(f"[{n}]" for n in s.citations) for s in kept)
+    answer.text, answer.sentences = f"{summary}\n\n{answer.text}", kept + answer.sentences
+    return answer
 
 
 __all__ = ["LIST", "OVERVIEW", "Candidate", "candidates", "previous_list", "rescored", "shaped_answer"]

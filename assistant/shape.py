@@ -9,8 +9,9 @@ Decided from how English asks these things, never from any evaluation question:
   on…"), or a follow-up that picks out of the previous list ("Which of these / them / those…",
   only when the previous answer was a list). Grammatical number carries the asker's expectation:
   "Which work proposes X?" (singular) expects one paper and stays a fact question, and a plural
-  head that is the *object* of a named subject ("What methods does FlashAttention use?", the
-  auxiliary do/does/did after the noun) asks about one paper's content — a fact.
+  head that is the *object* of another subject (do-support after the noun: "How many papers does
+  the survey review?", unless that subject is the collection; or a named subject after a form of
+  be / have: "How many documents was PaECTER tuned on?") asks about one paper's content — a fact.
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
   "how do A and B differ / compare", "(the) difference(s) between A and B", "A vs. B" — with two
   or more names (``assistant.grounding.names``). "X compared to Y" inside another question is a
@@ -41,7 +42,7 @@ _IMPERATIVE = re.compile(rf"^\s*(?:please\s+)?(?:list|name|find|show(?:\s+me)?|g
                          rf"(?:(?:all|the|any|every|each)\s+)*(?:{_NUMBER}\s+)?{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
 _EXISTENTIAL = re.compile(rf"^\s*(?:are|is)\s+there\s+(?:any\s+|other\s+|more\s+)*{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
 _OF_THESE = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what|how\s+many)\s+of\s+(?:these|those|them|the\s+(?:above|listed)\b|the\s+\w+\s+(?:listed|above))(?P<rest>.*)$", re.I)
-_AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had)\s+(?:the\s+)?(?P<subject>.*)$", re.I)
+_AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had)\s+(?P<subject>.*)$", re.I)
 
 _COMPARE = [
     re.compile(r"^\s*(?:please\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
@@ -63,7 +64,7 @@ _OVERVIEW = re.compile(
 _PLACE = re.compile(r"^(?:here|in\s+(?:the|this|my)\s+(?:collection|corpus|library)|of\s+the\s+(?:collection|corpus))\s+", re.I)
 _PREPS = re.compile(r"^(?:(?:about|on|of|with|for|to|in|into|at|by|regarding|concerning|a|an|the|any|some|there)\s+)+", re.I)
 _NEXT_CLAUSE = re.compile(r"(?:[,;:]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+)\b(?:what|how|which|why|when|where|who|do|does|did|is|are|was|were)\b.*$", re.I)
-_PREDICATE = re.compile(r"^(?:(?:that|which|who)\s+)?(?:(?:do|does|did|are|is|were|was|have|has|had|can|also)\s+)*[\w-]+\s+", re.I)
+_PREDICATE = re.compile(r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|have|has|had|can|also)\s+)*[\w-]+\s+", re.I)
 
 
 @dataclass
@@ -99,6 +100,9 @@ def _named_subject(rest: str) -> bool:
     if not m:
         return False
     subject = m.group("subject")
+    if re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):  # do-support: the works noun is the object of another subject
+        return not re.match(r"(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\b", subject, re.I)
+    subject = re.sub(r"^the\s+", "", subject, flags=re.I)
     found = names("The " + subject)
     return bool(found) and subject.startswith(found[0])
 

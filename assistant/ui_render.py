@@ -142,10 +142,13 @@ def _list_line(item: ListItem, shape: str) -> str:
 def render_list(answer: Answer) -> str:
     """A list, comparison or overview answer: one line per abstract, each [n] opening its source
     card; the abstracts left out by the display cap or the cut-off behind a "show" toggle."""
-    lines = answer.text.split("\n")
+    first, _, rest = answer.text.partition("\n\n")  # a cited one-paragraph synthesis opens the text, or none does
+    summary, listing = (first, rest) if rest and "\n" not in first and _CITE.search(first) else ("", answer.text)
+    lines = listing.split("\n")
     cited = [i for i in answer.items if i.cited]
     groups = list(dict.fromkeys(i.group for i in cited)) if answer.shape == "overview" else [""]
-    body = [f'<div class="list-head">{esc(lines[0])}</div>']
+    body = [f'<div class="list-summary">{_link_citations(esc(summary))}</div>'] if summary else []  # an LLM's verified synthesis
+    body.append(f'<div class="list-head">{esc(lines[0])}</div>')
     for group in groups:
         if group:
             body.append(f'<div class="list-group">{esc(group)}:</div>')

@@ -3,6 +3,7 @@ known about X"), made reproducibly from the corpus, and the fit of the list's re
 
     python -m evals.lists build [--data-dir D]   # -> evals/datasets/lists.jsonl (+ lists.meta.json)
     python -m evals.lists fit [--data-dir D]     # 5-fold CV -> evals/fits/lists.json
+    python -m evals.lists shapes                 # the shape detector's confusion on dev, generated, lists
     assistant eval --dataset lists               # list recall / precision per shape beside the baseline
 
 **Topic groups** are the technical terms the abstracts define: English technical writing
@@ -289,11 +290,32 @@ def fit(data_dir: str | None = None, folds: int = 5) -> dict[str, Any]:
     return result
 
 
+def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "lists")) -> dict[str, Any]:
+    """The shape detector's answer (from the question's words alone) per split and question type; a
+    follow-up counts its previous question's detected shape as the previous answer's."""
+    from assistant.shape import LIST, detect
+    from evals.data import resolve_path
+
+    out: dict[str, Any] = {}
+    for name in names:
+        rows = load_for_tuning(resolve_path(name)[1])
+        by_id = {r["id"]: r for r in rows}
+        table: dict[str, Counter[str]] = defaultdict(Counter)
+        for r in rows:
+            prev = by_id.get(r.get("previous") or "")
+            table[r.get("type", "")][detect(r["question"], prev is not None and detect(prev["question"]).kind == LIST).kind] += 1
+        out[name] = {t: dict(c) for t, c in table.items()}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.lists", description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["build", "fit"])
+    ap.add_argument("command", choices=["build", "fit", "shapes"])
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
     args = ap.parse_args(argv)
+    if args.command == "shapes":
+        print(json.dumps(shape_confusion(), indent=1))
+        return 0
     out = build(args.data_dir) if args.command == "build" else fit(args.data_dir)
     print(json.dumps({k: v for k, v in out.items() if k not in ("groups", "folds")}, indent=1, default=str))
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -169,3 +170,22 @@ def test_follow_up_with_no_listed_abstract_stating_it_says_so(corpus: Assistant)
     listed = {i.doc_id for i in first.items if i.cited}
     assert ans.shape == "list" and {i.doc_id for i in ans.items} <= listed
     assert ans.caveat and "None of the" in ans.caveat and ans.text.startswith(ans.caveat)
+
+
+# --- LLM backends: a verified synthesis above the extracted list ----------------------------------
+def test_llm_backend_adds_a_verified_summary_above_the_list(corpus: Assistant, mock_model: Any) -> None:
+    extractive = corpus.ask("Which papers study state space models?")
+    first, second = (i for i in extractive.items[:2])
+    mock_model.enqueue(f"{first.text} [1] {second.text} [2] The moon is made of green cheese [1].")
+    ans = corpus.ask("Which papers study state space models?", backend="mock")
+    assert ans.shape == "list" and [i.doc_id for i in ans.items] == [i.doc_id for i in extractive.items]
+    summary = ans.text.split("\n\n")[0]
+    assert "[1]" in summary and "[2]" in summary and "cheese" not in ans.text  # the unsupported sentence is dropped
+    assert "Excerpts:" in mock_model.prompts[0][0]["content"] and first.label in mock_model.prompts[0][0]["content"]
+    assert '<div class="list-summary">' in render_answer(ans)
+
+
+def test_llm_failure_keeps_the_list_and_says_so(corpus: Assistant, mock_model: Any) -> None:
+    ans = corpus.ask("How do Ring Attention and FlashAttention differ?", backend="mock")  # nothing enqueued: LLMError
+    assert ans.shape == "compare" and len(ans.citations) == 2
+    assert ans.fallback_reason and "list alone" in ans.fallback_reason

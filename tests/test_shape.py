@@ -66,3 +66,9 @@ def test_overviews(question: str, topic: str) -> None:
 def test_which_of_these_picks_from_a_previous_list() -> None:
     shape = detect("Which of these report speed-ups?", previous_was_list=True)
     assert shape.kind == LIST and shape.follow_up and shape.topic == "speed-ups"
+
+
+def test_do_support_makes_the_works_noun_an_object() -> None:
+    assert detect("How many papers does the survey of Mamba models review?").kind == FACT
+    assert detect("Which papers does the collection have on mixture of experts?").topic == "mixture of experts"
+    assert detect("Which papers are about Mamba?").kind == LIST
