@@ -231,8 +231,9 @@ def _chat_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[.
         parts: list[str] = []
         name, reason = route(settings, backend or first_backend)
         try:
-            filters = Filters.parse(year, author, venue, file) or None  # a bad value: its message in the chat
-            for item in assistant.stream(question, history=_history(turns), backend=name, k=int(k), filters=filters):
+            filters = Filters.parse(year, author, venue, file)  # a bad value: its message in the chat
+            narrowed = {"filters": filters} if filters else {}  # an Assistant subclass may predate filters
+            for item in assistant.stream(question, history=_history(turns), backend=name, k=int(k), **narrowed):
                 if isinstance(item, Answer):
                     answer = item
                 elif item:
@@ -275,7 +276,8 @@ def _api_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[..
             raise gr.Error(str(exc)) from exc
         name, reason = route(settings, backend or first_backend)
         try:
-            return _mark(assistant.ask(question or "", history=history, backend=name, filters=filters), reason).to_dict()
+            narrowed = {"filters": filters} if filters else {}
+            return _mark(assistant.ask(question or "", history=history, backend=name, **narrowed), reason).to_dict()
         except Exception as exc:
             log.exception("API ask %r failed", question)
             raise gr.Error(f"answering failed: {_error_text(exc)}") from exc
