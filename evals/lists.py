@@ -328,8 +328,8 @@ if __name__ == "__main__":
 # --- the harness's list metrics (assistant eval) --------------------------------------------------
 def expected_shape(q: Any) -> str | None:
     """The shape a question of a list-style split asks for (its ``shape`` field, or its type)."""
-    shape = (q.raw or {}).get("shape") or (q.type if q.type in SHAPED_TYPES else None)
-    return shape if shape in SHAPED_TYPES else None
+    label = str((q.raw or {}).get("shape") or q.type or "").lower()  # "list", "compare" / "comparison", "overview"
+    return next((shape for shape in SHAPED_TYPES if label.startswith(shape[:6])), None)
 
 
 def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[str, Any]:

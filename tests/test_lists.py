@@ -148,6 +148,7 @@ def test_list_metrics_per_shape() -> None:
     assert "list" in L.format_lists(agg)
     q = Question(id="x", text="t", type="compare")
     assert L.expected_shape(q) == "compare" and L.expected_shape(Question(id="y", text="t")) is None
+    assert L.expected_shape(Question(id="z", text="t", type="comparison")) == "compare"
 
 
 def test_the_committed_list_split_is_what_the_builder_writes() -> None:
