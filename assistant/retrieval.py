@@ -31,7 +31,7 @@ import numpy as np
 
 from assistant import lexical
 from assistant.evidence import Idf
-from assistant.filters import Filters, FilterTable
+from assistant.filters import YEAR_MAX, YEAR_MIN, Filters, FilterTable
 from assistant.lexical import LexicalIndex
 from assistant.settings import Settings
 from assistant.store import Store, StoredDoc
@@ -107,6 +107,8 @@ class HybridRetriever:
         self._idf: Idf | None = None
         self._filters: FilterTable | None = None
         self._exact: OrderedDict[tuple[str, frozenset[str]], tuple[list[str], np.ndarray]] = OrderedDict()
+        self._years: dict[Filters, frozenset[str]] = {}  # year-only filters answered by Chroma
+        self._text_years: bool | None = None  # some doc stores its year as text (checked once per index state)
 
     def invalidate(self) -> None:
         with self._lock:
@@ -129,6 +131,8 @@ class HybridRetriever:
                 self._cache.clear()
                 self._all, self._idf, self._filters = None, None, None
                 self._exact.clear()
+                self._years.clear()
+                self._text_years = None
                 self._count, self._synced = count, len(self._lex) == count
             # Behind the store: a Chroma server seen from a data dir without its index. Not while an
             # ingest runs (its flush brings the index in line; a killed one leaves the flag for the
@@ -179,11 +183,37 @@ class HybridRetriever:
         self._current()
         with self._lock:
             table = self._filters
+        if table is None and filters.author is None and filters.venue is None and filters.file is None:
+            by_year = self._year_ids(filters)
+            if by_year is not None:
+                return by_year
         if table is None:
             table = FilterTable.build(self.store.filter_rows())
             with self._lock:
                 self._filters = table
         return table.allowed(filters)
+
+    def _year_ids(self, filters: Filters) -> frozenset[str] | None:
+        """A year-only filter asked of Chroma (ids only: 0.05-0.55 s at 22k abstracts, where
+        building the filter table reads every doc's metadata, 23-44 s; evals/bench_filters.py).
+        None when some doc stores its year as text (indexes ingested before years were ints):
+        Chroma's range would skip those, so the table decides."""
+        with self._lock:
+            if filters in self._years:
+                return self._years[filters]
+        if self._text_years is None:
+            texts = [str(y) for y in range(YEAR_MIN, YEAR_MAX + 1)]
+            self._text_years = bool(self.store.call("reading abstracts", self.store.docs.get,
+                                                    where={"year": {"$in": texts}}, include=[], limit=1)["ids"])
+        if self._text_years:
+            return None
+        bounds = [{"year": {op: y}} for op, y in (("$gte", filters.year_min), ("$lte", filters.year_max)) if y is not None]
+        got = frozenset(self.store.ids_where(bounds[0] if len(bounds) == 1 else {"$and": bounds}))
+        with self._lock:
+            if len(self._years) >= 16:  # sanity bound, as FilterTable's memo
+                self._years.pop(next(iter(self._years)))
+            self._years[filters] = got
+        return got
 
     def embed_query(self, query: str) -> np.ndarray:
         return np.asarray(self.embedder([query]), dtype=np.float32)[0]
@@ -267,8 +297,14 @@ class HybridRetriever:
                 self._exact.move_to_end(key)
                 return self._exact[key]
         table = self._filters
+        cap = self.settings.retrieval.filter_exact_max
         ids = (table.chunk_ids(allow) if table is not None else None) if chunks else sorted(allow)
-        if ids is None or len(ids) > self.settings.retrieval.filter_exact_max:
+        if ids is None and chunks and len(allow) <= cap:  # no table (a year-only filter): ask for the chunk ids
+            ids, docs = [], sorted(allow)
+            for b in range(0, len(docs), self.settings.retrieval.filter_in_batch):
+                ids += self.store.call("searching", collection.get, include=[],
+                                       where={"doc_id": {"$in": docs[b : b + self.settings.retrieval.filter_in_batch]}})["ids"]
+        if ids is None or len(ids) > cap:
             return None
         got_ids: list[str] = []
         parts: list[np.ndarray] = []

@@ -181,6 +181,17 @@ class Store:
                 return out
             offset += BATCH
 
+    def ids_where(self, where: dict[str, Any]) -> set[str]:
+        """The ids of the docs matching a metadata filter (ids only: ~50x cheaper than their metadata)."""
+        out: set[str] = set()
+        offset = 0
+        while True:
+            got = self.call("reading abstracts", self.docs.get, where=where, include=[], limit=BATCH, offset=offset)
+            out.update(got["ids"])
+            if len(got["ids"]) < BATCH:
+                return out
+            offset += BATCH
+
     def filter_rows(self) -> list[tuple[str, dict[str, Any], list[str]]]:
         """(doc id, metadata, files) of every doc, metadata only, read in pages (for filters)."""
         out: list[tuple[str, dict[str, Any], list[str]]] = []

@@ -178,3 +178,23 @@ def test_http_api_takes_filters(lib: Assistant) -> None:
 
 
 QUESTION = "How fast do temperate glaciers slide after rainfall?"
+
+
+def test_year_only_filters_asked_of_chroma_agree_with_the_table(lib: Assistant) -> None:
+    from assistant.filters import FilterTable
+
+    table = FilterTable.build(lib.store.filter_rows())
+    for year in ("2010-2015", ">=2016", "2011", "<2011"):
+        f = Filters.parse(year=year)
+        assert lib.retriever._year_ids(f) == table.allowed(f) != frozenset(), year
+
+
+def test_a_year_stored_as_text_is_still_found(corpus_dir: Path, tmp_path: Path) -> None:
+    a = library_assistant(corpus_dir, tmp_path / "data")
+    [doc_id] = [d for d, meta, _ in a.store.filter_rows() if meta.get("year") == 2016]
+    a.store.docs.update(ids=[doc_id], metadatas=[{"year": "2016"}])  # as an older ingest of a CSV stored it
+    a.retriever.invalidate()
+    f = Filters.parse(year="2016")
+    assert a.retriever._year_ids(f) is None  # Chroma's range would skip it: the table decides
+    assert a.retriever.allowed(f) == {doc_id}
+    assert [h.doc_id for h in a.search("urban heat islands", k=3, filters={"year": "2016"})] == [doc_id]
