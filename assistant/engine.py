@@ -8,6 +8,7 @@ citation is then checked against the cited abstract (``assistant.citations``).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evi
 from assistant.export import reference_metadata
 from assistant.extractive import choose, draft, unstated
 from assistant.filters import Filters
-from assistant.grounding import missing_names
+from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
 from assistant.prompts import (
     build_messages,
@@ -222,7 +223,8 @@ class AnswerEngine:
         if design == "write":
             yield self._after_model(base, turn, raw, [turn.hits[i] for i in shown])
             return
-        answer = self._after_model(base, turn, self._composed(design, raw, numbered, turn), turn.hits[: len(turn.evidence.texts)], lead=design == "lead")
+        text, lead = self._composed(design, raw, numbered, turn)
+        answer = self._after_model(base, turn, text, turn.hits[: len(turn.evidence.texts)], lead=lead)
         if answer.text:  # the rest of the final text, so that the stream reads as the answer
             same = shown_text and answer.text.startswith(shown_text)
             yield answer.text[len(shown_text):] if same else ("\n\n" if shown_text else "") + answer.text
@@ -245,15 +247,24 @@ class AnswerEngine:
         messages = numbered_messages(design, turn.evidence.question, numbered, labels, cfg)
         return messages, [], numbered, cfg.lead_tokens if design == "lead" else cfg.pick_tokens
 
-    def _composed(self, design: str, raw: str, numbered: list[Any], turn: Turn) -> str:
+    def _composed(self, design: str, raw: str, numbered: list[Any], turn: Turn) -> tuple[str, bool]:
         """The text to verify: the picked sentences verbatim, or the lead sentence followed by
-        extraction's sentences (the numbered ones); the decline marker when the model declined."""
+        extraction's sentences (the numbered ones); the decline marker when the model declined.
+        Also whether the text opens with a lead sentence."""
         if design == "pick":
             chosen = picked(raw, numbered)
-            return draft(chosen) if chosen else MODEL_REFUSAL
+            return (draft(chosen) if chosen else MODEL_REFUSAL), False
         if not raw or MODEL_REFUSAL.lower() in raw.lower():
-            return MODEL_REFUSAL
-        return f"{lead_draft(raw, numbered)} {draft(numbered)}"
+            return MODEL_REFUSAL, False
+        lead = lead_draft(raw, numbered)
+        # a name the lead writes must be written in what it was shown (an abstract or its label):
+        # a 1.5B model copies the question's "TEAL++" onto TEAL's sentence, and the support check
+        # reads the two as one (measured on generated_unanswerable); without the lead, extraction's
+        # sentences stand alone
+        shown = [s.text for s in numbered] + [turn.hits[s.doc_index][0].label for s in numbered]
+        if any(not any(n.lower() in t.lower() for t in shown) for n in names(re.sub(r"\[[^\]]*\]", "", lead))):
+            return draft(numbered), False
+        return f"{lead} {draft(numbered)}", True
 
     def _after_model(self, base: Answer, turn: Turn, raw: str, shown: Hits, lead: bool = False) -> Answer:
         if not raw or MODEL_REFUSAL.lower() in raw.lower():

@@ -187,6 +187,10 @@ def render_answer(answer: Answer) -> str:
                            f'<span class="unsupported-badge">unsupported</span>'
                            f'<span class="unsupported-reason"> ({esc(why)})</span>')
         body = " ".join(out)
+        first = answer.sentences[0]
+        if len(out) > 1 and first.supported and answer.text.partition("\n\n")[0].endswith(
+                f"{first.text} {''.join(f'[{n}]' for n in first.citations)}".rstrip()):
+            body = f'{out[0]}<div class="quotes">{" ".join(out[1:])}</div>'  # a lead sentence, its quotes below
         if answer.caveat:  # what the sources do not state, above what they do
             body = f'<div class="caveat">{esc(answer.caveat)}</div>{body}'
     else:  # the text already opens with the caveat

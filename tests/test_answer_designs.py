@@ -10,6 +10,7 @@ from typing import Any
 
 from assistant import Assistant
 from assistant.engine import DECLINED_REASON
+from assistant.ui_render import render_answer
 
 QUESTION = "What is Ring Attention?"
 
@@ -47,6 +48,8 @@ def test_lead_sentence_then_extractions_sentences_quoted(corpus_dir: Path, corpu
     assert head.startswith("In short, ") and re.search(r"\[\d\]$", head) and answer.sentences[0].supported
     assert quotes == re.sub(r"^.*?: ", "", extracted.text) if extracted.caveat else quotes == extracted.text
     assert text == answer.text  # the stream reads as the final answer
+    html = render_answer(answer)
+    assert html.index("In short, ") < html.index('<div class="quotes">')  # the page quotes under the lead
     system, user = mock_model.prompts[0]
     assert "ONE short sentence" in system["content"] and "Paper: " in user["content"]
 
@@ -81,3 +84,15 @@ def test_pick_none_is_a_decline(corpus_dir: Path, mock_model: Any) -> None:
 def test_a_model_that_fails_falls_back_to_extraction(corpus_dir: Path, mock_model: Any) -> None:
     _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)  # nothing enqueued: LLMError
     assert answer.backend == "mock→extractive" and answer.citations
+
+
+def test_a_lead_naming_what_it_was_not_shown_is_left_out(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
+    """The model copies a name of the question onto a sentence about something else ("Ring
+    Attention++" for Ring Attention): that lead is not shown; extraction's sentences stand alone."""
+    def lead(messages: list[dict[str, str]]) -> str:
+        return "Ring Attention++ distributes long sequences across multiple devices. [1]"
+
+    mock_model.enqueue(lead)
+    _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)
+    assert "Ring Attention++" not in answer.text and "\n\n" not in answer.text
+    assert answer.text == corpus.ask(QUESTION, backend="extractive").text
