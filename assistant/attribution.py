@@ -73,13 +73,19 @@ class Sides:
     compared: str
 
 
+@lru_cache(maxsize=4096)
+def _names(text: str) -> tuple[str, ...]:
+    """grounding's ``names`` (its cost grows with the text's length squared), once per text."""
+    return tuple(names(text))
+
+
 def claim_names(text: str) -> list[str]:
     """Names of ``text`` (grounding's orthography), numbers left out, with a capitalised opening
     word (of the sentence or after a bracket or quote) joined to the name word after it ("Ring
     Attention enables ...", "(Ring Attention)"): such a capital proves nothing alone, but
     followed by a name word it is that name's first word — unless it is a function word or an
     -ing/-ed/-ly word ("Using GPT-4", "Specifically, ...")."""
-    found = [n for n in names(text) if not _is_number(n)]
+    found = [n for n in _names(text) if not _is_number(n)]
     out = []
     for n in found:
         for m in re.finditer(re.escape(n), text):
@@ -226,7 +232,7 @@ def _attached(text: str, end: int) -> str | None:
     nxt = _NUMBER.search(tail)
     tail = tail[: nxt.start()] if nxt else tail
     tail = " ".join(tail.split()[:5])
-    found = [n for n in names(" x " + tail) if not _is_number(n)]
+    found = [n for n in _names(" x " + tail) if not _is_number(n)]
     return found[0] if found else None
 
 

@@ -84,6 +84,19 @@ def fresh_dim(vectors: dict[str, np.ndarray]) -> int | None:
     return next((int(v.shape[0]) for v in vectors.values()), None)
 
 
+class _Memo:
+    """An IDF function that computes each term's weight once."""
+
+    def __init__(self, idf: Idf) -> None:
+        self._idf = idf
+        self._seen: dict[str, float] = {}
+
+    def __call__(self, term: str) -> float:
+        if term not in self._seen:
+            self._seen[term] = self._idf(term)
+        return self._seen[term]
+
+
 class Verifier:
     def __init__(self, sources: list[str], cache: SentenceCache, idf: Idf, cfg: Any = None,
                  labels: list[str] | None = None) -> None:
@@ -91,7 +104,7 @@ class Verifier:
 
         self.cfg = cfg or VerifySettings()
         self.cache = cache
-        self.idf = idf
+        self.idf = _Memo(idf)  # the same few terms are weighed for every sentence of every source
         self.labels = labels
         self.sources = []
         for text, (spans, vecs) in zip(sources, cache.get(sources), strict=True):
