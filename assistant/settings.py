@@ -114,8 +114,13 @@ class PromptsSection(BaseModel):
     # direct sentence from extraction's sentences (numbered), which are quoted under it; "pick": it
     # names which of the candidate sentences answer, in order, and those are the answer verbatim.
     # Every design keeps the model's decline (NOT IN SOURCES / none). Backends not listed: "write".
-    # Measured side by side in docs/local-model.md (H6_DESIGN_MEASUREMENT).
-    designs: dict[str, Literal["write", "lead", "pick"]] = Field(default_factory=dict)
+    # Measured side by side on the first 40 generated questions (docs/local-model.md: assistant eval
+    # --dataset generated --limit 40 --backend local --loo, ASSISTANT_PROMPTS__DESIGNS='{"local":"lead"}'):
+    # lead: key points 0.700 = extraction's 0.700, citation precision 0.688 = extraction's, 34 of 40
+    # answers open with a direct sentence, model declines 1/40; pick: key points 0.500, citation
+    # precision 0.726; "write" lost key points (0.650, an earlier session's run) and declined 5/40.
+    # Local answers with "lead"; openai keeps "write".
+    designs: dict[str, Literal["write", "lead", "pick"]] = Field(default_factory=lambda: {"local": "lead"})
     pick_candidates: int = 6  # sentences a "pick" model chooses from (sanity bound: extraction's 4 plus 2)
     lead_tokens: int = 80  # answer tokens of a "lead" sentence (sanity bound: 30 words is ~45 tokens)
     pick_tokens: int = 16  # answer tokens of a "pick" reply: up to 4 numbers (sanity bound)
