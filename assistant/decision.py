@@ -104,9 +104,15 @@ def relevance(feats: dict[str, float], weights: dict[str, float], bias: float) -
     return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
-def outcome(p: float, missing: bool, refuse_below: float, caveat_below: float) -> str:
-    """The rule, in one place for the product and the fitting code (evals/fit.py)."""
-    if p < refuse_below or (missing and p < caveat_below):
+def outcome(p: float, missing: bool, refuse_below: float, caveat_below: float,
+            missing_below: float | None = None) -> str:
+    """The rule, in one place for the product and the fitting code (evals/fit.py).
+    ``missing_below``: the match a question naming something no source mentions needs not to be
+    refused (default ``caveat_below``). It is the pooled hedging quantile, not the per-group one:
+    bounding how often answerable questions are hedged says nothing about whether a source holds
+    the topic of a question whose named thing is absent (an off-topic question naming a country
+    scores near the per-group threshold)."""
+    if p < refuse_below or (missing and p < (caveat_below if missing_below is None else missing_below)):
         # a caveat says "the sources describe X but none mentions Y"; with the named Y absent and
         # the match too weak to hold X either, there is nothing the sources describe: refuse
         return "refuse"
@@ -116,4 +122,4 @@ def outcome(p: float, missing: bool, refuse_below: float, caveat_below: float) -
 def decide(feats: dict[str, float], missing: list[str], cfg: Any) -> Decision:
     """``cfg`` is ``settings.decision`` (weights, bias, thresholds)."""
     p = relevance(feats, cfg.weights(), cfg.bias)
-    return Decision(outcome(p, bool(missing), cfg.refuse_below, cfg.caveat_below), p, missing, feats)
+    return Decision(outcome(p, bool(missing), cfg.refuse_below, cfg.caveat_below, cfg.missing_refuse_below), p, missing, feats)

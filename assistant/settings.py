@@ -186,6 +186,9 @@ class DecisionSettings(BaseModel):
     w_dense_margin: float = 3.222  # fit: evals/fits/decision.json
     w_read_lexical: float = 1.319  # fit: evals/fits/decision.json
     refuse_below: float = 0.0798  # policy: <= 1% of the answerable questions of each set:type group refused on the training folds (evals/fits/decision.json)
+    # policy: a question naming something no source mentions is refused below the pooled 10% quantile
+    # of the answerable questions' relevance (assistant/decision.py outcome; same file)
+    missing_refuse_below: float = 0.2681
     caveat_below: float = 0.1984  # policy: <= 10% of answerable questions hedged, and <= 20% of each set:type group, on the training folds (same file)
 
     def weights(self) -> dict[str, float]:

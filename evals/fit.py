@@ -221,10 +221,10 @@ def decision_rows(assistant: Any, sets: list[str], limit: int | None = None,
     return rows
 
 
-def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float) -> list[str]:
+def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float, t_miss: float | None = None) -> list[str]:
     from assistant.decision import outcome
 
-    return [outcome(float(pi), m, t_ref, t_cav) for pi, m in zip(p, missing, strict=True)]
+    return [outcome(float(pi), m, t_ref, t_cav, t_miss) for pi, m in zip(p, missing, strict=True)]
 
 
 def _held_rates(held: dict[str, list[float]], rows: list[dict[str, Any]], outs: list[str]) -> None:
@@ -256,22 +256,23 @@ def fit_rows(rows: list[dict[str, Any]], features: tuple[str, ...], k: int, refu
     rng.shuffle(groups)
     fold_of = {g: j % k for j, g in enumerate(groups)}  # every copy of a question in one fold
 
-    def fit(sel: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+    def fit(sel: np.ndarray) -> tuple[np.ndarray, float, float, float, float]:
         w, b = logistic(x[sel], y[sel])
         p = 1 / (1 + np.exp(-(x[sel] @ w + b)))
         pos = [r for r, s in zip(rows, sel, strict=True) if s and r["label"] == 1]
         t_ref, t_cav = thresholds(p[y[sel] == 1], refuse_rate, caveat_rate,
                                   [f"{r['set']}:{r['type']}" for r in pos], group_caveat_rate)
-        return w, b, t_ref, t_cav
+        t_miss = max(t_cav, float(np.quantile(p[y[sel] == 1], caveat_rate)))  # pooled (assistant.decision.outcome)
+        return w, b, t_ref, t_cav, t_miss
 
     held: dict[str, list[float]] = {}
     for f in range(k):
         te = np.array([fold_of[r["group"]] == f for r in rows])
-        w, b, t_ref, t_cav = fit(~te)
+        w, b, t_ref, t_cav, t_miss = fit(~te)
         p_te = 1 / (1 + np.exp(-(x[te] @ w + b)))
         te_rows = [r for r, t in zip(rows, te, strict=True) if t]
-        _held_rates(held, te_rows, outcomes(p_te, [r["missing"] for r in te_rows], t_ref, t_cav))
-    w, b, t_ref, t_cav = fit(np.ones(len(rows), dtype=bool))
+        _held_rates(held, te_rows, outcomes(p_te, [r["missing"] for r in te_rows], t_ref, t_cav, t_miss))
+    w, b, t_ref, t_cav, t_miss = fit(np.ones(len(rows), dtype=bool))
     kinds = [r["kind"] for r in rows]
     return {"rows": {kd: kinds.count(kd) for kd in ("answerable", "loo", "unanswerable")}, "folds": k,
             "features": list(features),
@@ -279,7 +280,8 @@ def fit_rows(rows: list[dict[str, Any]], features: tuple[str, ...], k: int, refu
                        "groups": "set:type of the answerable questions"},
             "held_out": {key: spread(v) for key, v in sorted(held.items())},
             "chosen": {"bias": round(b, 3), **{f"w_{f}": round(float(v), 3) for f, v in zip(features, w, strict=True)},
-                       "refuse_below": round(t_ref, 4), "caveat_below": round(t_cav, 4)}}
+                       "refuse_below": round(t_ref, 4), "caveat_below": round(t_cav, 4),
+                       "missing_refuse_below": round(t_miss, 4)}}
 
 
 def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, caveat_rate: float,
