@@ -206,7 +206,7 @@ class AnswerEngine:
                 if not parts:
                     turn.timings["first_token"] = time.perf_counter() - turn.t0
                 parts.append(delta)
-                visible = delta if design == "write" else _preview(design, "".join(parts))[len(shown_text):]
+                visible = delta if design == "write" else _preview(design, "".join(parts), turn)[len(shown_text):]
                 shown_text += visible
                 if visible:
                     yield visible
@@ -339,9 +339,11 @@ class AnswerEngine:
         return answer
 
 
-def _preview(design: str, text: str) -> str:
-    """What of a numbered design's reply streaming in is shown: the lead sentence; no numbers."""
-    return lead_preview(text) if design == "lead" else ""
+def _preview(design: str, text: str, turn: Turn) -> str:
+    """What of a numbered design's reply streaming in is shown: the lead sentence (not under a
+    caveat, which will open the text); no numbers."""
+    caveat = turn.decision is not None and turn.decision.outcome == "caveat"
+    return lead_preview(text) if design == "lead" and not caveat else ""
 
 
 def caveat_text(missing: list[str], model_declined: bool = False, unstated: list[str] | None = None) -> str:
