@@ -157,10 +157,6 @@ class RetrievalSettings(BaseModel):
     filter_scan_depth: float = 2.0
     filter_in_batch: int = 10000
     filter_exact_max: int = 20000
-    # A narrower filter admitting at most this many items (chunks, or abstracts) is ranked exactly
-    # from their vectors, read by id once and kept (evals/bench_filters.py); sanity bound on memory:
-    # 20k x 384 floats = 30 MB.
-    filter_exact_max: int = 20000
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
         """Signal weights; a legacy ``dense_weight`` (dense share) rescales chunk+abstract vs BM25."""
