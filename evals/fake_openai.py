@@ -2,8 +2,10 @@
 the ``fake_openai`` fixture is in tests/fake_openai.py).
 
 Chat answers come from a thread-safe queue (``enqueue``, ``enqueue_fault``; ``trickle`` streams one
-word every ``interval`` seconds, as a slow or stuck server can), else are
-``"Answer: "`` + the first 12 words of the last user message. Embeddings: 64-dim hashed bags of
+word every ``interval`` seconds, as a slow or stuck server can), else, for a
+prompt with sources, the first sentence of source 1's excerpt cited [1] (a real model's plainest
+answer: it passes verification, and differs by prompt), otherwise ``"Answer: "`` + the first 12
+words of the last user message. Embeddings: 64-dim hashed bags of
 lowercase words, L2-normalised. Streams use chunked transfer encoding, as real servers do.
 """
 
@@ -36,11 +38,18 @@ class RecordedRequest(dict[str, Any]):
         self.path, self.method, self.headers = path, method, headers
 
 
+_EXCERPT = re.compile(r'<source id="1">.*?Excerpt:(.*?)</source>', re.S)
+
+
 def default_answer(body: dict[str, Any]) -> str:
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
     last = users[-1].get("content") if users else ""
     if isinstance(last, list):  # content parts: [{"type": "text", "text": ...}]
         last = " ".join(str(p.get("text", "")) for p in last if isinstance(p, dict))
+    excerpt = _EXCERPT.search(str(last or ""))
+    if excerpt:  # a sources prompt: quote the first source's first excerpt sentence, as a model would
+        first = re.split(r"(?<=[.!?])\s", " ".join(excerpt.group(1).split()), maxsplit=1)[0]
+        return f"{first} [1]"
     return "Answer: " + " ".join(str(last or "").split()[:12])
 
 
