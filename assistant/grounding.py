@@ -110,6 +110,9 @@ def mentioned(name: str, text: str, runs: list[str] | None = None) -> bool:
     target = "".join(_runs(name))
     if not target:
         return True
+    if "+" in name and re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9+])", text, re.I) is None:
+        # a plus is part of how a name is written (C++, TEAL++, A+): "TEAL" does not mention TEAL++
+        return False
     variants = {target, target[:-1] if target.endswith("s") else target + "s"}
     if any(_joined_at_boundaries(v, runs) for v in variants if v):
         return True

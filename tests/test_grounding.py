@@ -23,6 +23,7 @@ def test_names_are_name_like_words_joined() -> None:
     ("MoE", "a mixture of experts layer"),
     ("2.7x", "up to 2.7times peak memory reduction"),
     ("8-bit", "weights quantised to 8 bits"),
+    ("C++", "kernels written in C++ and CUDA"),
 ])
 def test_mentioned_variants(name: str, text: str) -> None:
     assert mentioned(name, text)
@@ -33,6 +34,7 @@ def test_mentioned_variants(name: str, text: str) -> None:
     ("H100", "trained on A100 GPUs"),
     ("GPT-4", "GPT-4o is evaluated"),
     ("LLM", "language models, large ones"),
+    ("TEAL++", "We present TEAL, a training-free activation sparsity method."),
 ])
 def test_not_mentioned(name: str, text: str) -> None:
     assert not mentioned(name, text)
