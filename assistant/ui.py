@@ -321,7 +321,8 @@ def _corpus_handlers(assistant: Assistant) -> tuple[Callable[..., Any], ...]:
         except Exception as exc:
             return f'<p class="chat-error">Search failed: {esc(_error_text(exc))}</p>'
 
-    def upload(file: str | None) -> tuple[str, str]:
+    def upload(file: str | None, progress: Any = gr.Progress(track_tqdm=True)) -> tuple[str, str]:  # noqa: B008
+        # track_tqdm: Gradio reads ingest's own tqdm bar (the CLI's) into the page's progress bar
         if not file:
             return "Choose a .txt, .jsonl or .csv file of abstracts first.", stats()
         src = Path(file)
@@ -332,7 +333,7 @@ def _corpus_handlers(assistant: Assistant) -> tuple[Callable[..., Any], ...]:
             uploads.mkdir(parents=True, exist_ok=True)
             target = uploads / (Path(src.name).name or "upload.txt")
             shutil.copyfile(src, target)
-            report = assistant.ingest([target])
+            report = assistant.ingest([target], progress=True)
         except Exception as exc:
             log.exception("ingesting %s failed", file)
             return f"Ingest failed: {_error_text(exc)}", stats()
