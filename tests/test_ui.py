@@ -167,7 +167,8 @@ def test_uploaded_abstract_html_is_escaped_and_never_runs(corpus_copy: Assistant
         page.wait_for_selector("#stats table")
         before = page.inner_text("#stats")
         page.set_input_files("#upload input[type=file]", str(evil))
-        page.wait_for_selector("#upload :text('evil.jsonl')")
+        # the upload goes through Gradio's upload route first: as slow as an answer on a busy machine
+        page.wait_for_selector("#upload :text('evil.jsonl')", timeout=ANSWER_TIMEOUT_MS)
         page.click("#ingest")
         page.wait_for_function("() => document.querySelector('#report textarea')?.value.includes('added')",
                                timeout=ANSWER_TIMEOUT_MS)
