@@ -51,7 +51,10 @@ _FRONTED = re.compile(r"^\W*(?:compared (?:to|with)|in comparison (?:to|with)|re
                       r"against|over)\s+([^,]+),", re.I)
 # a number, not the digits of a name (GPT-4, A100, LASP-2, Llama3): no letter or letter+hyphen before it
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:[.,]\d+)*)(\s?%|x\b|×)?")
+# where the compared phrase ends: clause punctuation or a subordinating / contrasting conjunction
+# opening the next clause (English grammar's closed class, not words taken from any question)
 _CLAUSE_END = re.compile(r"[,;:]|\b(?:while|whereas|although|though|but|which|because|since)\b")
+# punctuation that ends a name's neighbourhood when a number is attached to the nearest name
 _STOP = re.compile(r"[,;:()\[\]]")
 # function words that may open a sentence capitalised without starting a name
 _OPENERS = {"the", "a", "an", "this", "that", "these", "those", "our", "we", "it", "its", "their", "they", "in",
