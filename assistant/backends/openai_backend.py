@@ -128,6 +128,10 @@ class OpenAIChatModel(ChatModel):
                 self._usage_option = False  # an older server: ask once more, without usage
                 yield from self._until(deadline, *args)
         except (openai.OpenAIError, httpx.HTTPError, ValueError) as exc:
+            if _is_timeout(exc) and time.monotonic() >= deadline:
+                # A read capped at the deadline (see _stream) timed out: that is the deadline, and the
+                # worker's timeout may win the race with drain()'s own check, so say the same thing.
+                raise self._deadline_error() from exc
             raise self._error(exc) from exc
         if self.last_finish_reason is None:
             raise LLMError(
@@ -198,7 +202,7 @@ class OpenAIChatModel(ChatModel):
 
     def _error(self, exc: Exception) -> LLMError:
         where = f"the OpenAI-compatible server at {self.base_url}"
-        if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        if _is_timeout(exc):
             read_s = min(self.settings.openai_timeout, self.settings.answer_deadline_s)
             msg = (f"{where} did not answer within {read_s:g} s (timeout, "
                    f"{self.settings.openai_max_retries} retries); is it overloaded or the model too slow?")
@@ -223,6 +227,10 @@ class OpenAIChatModel(ChatModel):
         msg = self._redact(msg)
         log.warning("openai backend: %s", msg)
         return LLMError(msg)
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, openai.APITimeoutError | httpx.TimeoutException)
 
 
 def _detail(body: object) -> str:
