@@ -279,7 +279,11 @@ class AnswerEngine:
         answer = self._caveated(answer, turn)
         turn.timings["verify"] = time.perf_counter() - t
         if not answer.citations:
+            # the model's dropped sentences stay, with their reasons, after the extracted ones
+            # (the page and --json show what was dropped and why); they cite nothing
+            dropped = [s for s in answer.sentences if not s.supported]
             answer = self._fallback(base, turn, "no sentence of the model's answer was supported by the sources; answered from the evidence")
+            answer.sentences = answer.sentences + dropped
         return self._finish(answer, turn)
 
     def _model_declined(self, base: Answer, turn: Turn) -> Answer:

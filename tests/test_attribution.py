@@ -153,6 +153,26 @@ def test_follow_up_mock_model_misattributing_lasp2(assistant: Assistant, mock_mo
     _no_misattribution(answer)
 
 
+
+def test_a_fallback_keeps_the_dropped_sentences_and_why(assistant: Assistant, mock_model: Any) -> None:
+    """Every sentence of the model's answer is dropped, so the answer is extracted: the dropped
+    sentence stays in ``Answer.sentences`` (unsupported, citing nothing, with its reason), in the
+    JSON and on the page, after the extracted sentences."""
+    from assistant.ui_render import render_answer
+
+    first = assistant.ask(FIRST)
+    mock_model.enqueue(_cite_lasp)
+    answer = assistant.ask(FOLLOW_UP, history=_history(first), backend="mock")
+    assert answer.fallback_from == "mock" and answer.fallback_reason and answer.citations, answer
+    dropped = [s for s in answer.sentences if not s.supported]
+    assert [s.text for s in dropped] == [MISATTRIBUTED], answer.sentences
+    assert dropped[0].citations == [] and dropped[0].reason and "15.2%" not in answer.text
+    assert answer.sentences[0].supported  # the extracted sentences come first
+    assert any(s["text"] == dropped[0].text and s["reason"] for s in answer.to_dict()["sentences"])
+    page = render_answer(answer)
+    assert "unsupported" in page and "15.2%" in page
+
+
 @pytest.mark.slow
 def test_follow_up_real_local_model(corpus_dir: Path, model_settings: Any) -> None:
     from assistant.backends import local as local_backend
