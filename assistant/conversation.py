@@ -71,3 +71,31 @@ def evidence_question(question: str, history: list[dict[str, str]], top_text: st
         return question
     found = [n for n in referent_names(history) if mentioned(n, top_text) and not mentioned(n, question)]
     return f"{question} ({', '.join(dict.fromkeys(found))})" if found else question
+
+
+def refers_back(question: str) -> bool:
+    """Whether the question leans on a referent it does not name: it names nothing of its own, or
+    a pronoun / definite description ("it", "the method") comes before its first own name ("how
+    does it compare to BPT?"). "What about BPT?" names its new referent instead."""
+    own = names(question)
+    if not own:
+        return True
+    first_name = min(question.find(n) for n in own)
+    return bool((m := _ANAPHOR.search(question)) and m.start() < first_name)
+
+
+def resolved_question(question: str, history: list[dict[str, str]], asked: str = "", short_terms: int = 8) -> str:
+    """What a turn asks about, its references resolved, for the check of names no source mentions:
+    the rewrite when the question was rewritten (``asked``, the openai backend's condensed
+    question); otherwise a follow-up that refers back gets the names it refers to ("how much
+    faster is it than blockwise attention?" after "What is Ring Attention?" asks about Ring
+    Attention too). A standalone question is itself."""
+    if not is_follow_up(question, history, short_terms):
+        return question
+    if asked and not asked.startswith(question) and asked != standalone_question(question, history, short_terms):
+        return asked
+    if not refers_back(question):
+        return question
+    carried = [n for n in referent_names(history) if not mentioned(n, question)]
+    # "(about X)": X does not open a sentence or bracket, so grounding reads its capitals as a name's
+    return f"{question} (about {', '.join(carried)})" if carried else question

@@ -18,7 +18,7 @@ from assistant import decision as decision_mod
 from assistant.backends.grammars import grammar_for
 from assistant.citations import Verifier
 from assistant.collection import shaped_answer
-from assistant.conversation import evidence_question, standalone_question
+from assistant.conversation import evidence_question, resolved_question, standalone_question
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.export import reference_metadata
 from assistant.extractive import choose, draft, unstated
@@ -145,7 +145,9 @@ class AnswerEngine:
         lexical = [coverage(q_terms, set(terms(d.text)), idf) for d, _ in read]
         ids = [d.doc_id for d, _ in turn.hits]
         feats = decision_mod.features_of(0, ids, turn.lists, lexical[0], turn.evidence, read_lexical)
-        missing = missing_names(turn.question, [d.original for d, _ in turn.hits])
+        # a follow-up is checked with the names it refers to (conversation.resolved_question)
+        resolved = resolved_question(turn.question, turn.history, turn.asked, self.settings.answer.short_question_terms)
+        missing = missing_names(resolved, [d.original for d, _ in turn.hits])
         cfg = self.settings.decision
         turn.decision = decision_mod.decide(feats, missing, cfg)
         # the bar a further abstract must pass to be cited: its own evidence would be answered

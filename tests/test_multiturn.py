@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from assistant import Assistant
-from assistant.conversation import is_follow_up, standalone_question
+from assistant.conversation import is_follow_up, resolved_question, standalone_question
 from assistant.grounding import names
 
 DEV = Path(__file__).resolve().parent.parent / "evals" / "datasets" / "dev.jsonl"
@@ -106,3 +106,29 @@ def test_standalone_question_with_history_is_not_rewritten(corpus: Assistant, fa
     question = BY_ID["q026"]["question"]
     answer = assistant.ask(question, history=[{"role": "user", "content": "What is Ring Attention?"}])
     assert len(fake_openai.chat_requests) == 1 and answer.standalone_question is None
+
+
+# --- the names a follow-up asks about (conversation.resolved_question) -------------------------------
+RING = [{"role": "user", "content": "What is Ring Attention?"}, {"role": "assistant", "content": "..."}]
+
+
+def test_a_follow_up_that_refers_back_carries_its_referent() -> None:
+    assert "Ring Attention" in names(resolved_question("how much faster is it than blockwise attention?", RING))
+    resolved = resolved_question("how does it compare to Quorvex?", RING)
+    assert names(resolved) == ["Quorvex", "Ring Attention"], resolved
+    assert resolved_question("What about Quorvex?", RING) == "What about Quorvex?"  # a new referent, named
+    standalone = "Which tokenizer compresses robot actions with the discrete cosine transform?"
+    assert resolved_question(standalone, RING) == standalone
+    condensed = "How much faster is Ring Attention than blockwise attention?"
+    assert resolved_question("how much faster is it?", RING, asked=condensed) == condensed
+
+
+def test_the_missing_name_check_reads_the_resolved_follow_up(corpus: Assistant) -> None:
+    k = corpus.settings.top_k
+    turn = corpus.engine.analyze("how much faster is it than blockwise attention?", k, history=RING)
+    assert turn.decision is not None and turn.decision.missing == []
+    made_up = [{"role": "user", "content": "What is Quorvex Attention?"}, {"role": "assistant", "content": "..."}]
+    turn = corpus.engine.analyze("how much memory does it save?", k, history=made_up)
+    assert turn.decision is not None and turn.decision.missing == ["Quorvex"], turn.decision  # the part no source has
+    turn = corpus.engine.analyze("how does it compare to Quorvex?", k, history=RING)
+    assert turn.decision is not None and turn.decision.missing == ["Quorvex"], turn.decision
