@@ -25,6 +25,9 @@ one rebuilt index 0.7684; base + 8 deltas holding 9.9% of the corpus 0.7688 (no 
 
 Changes made with ``add``/``delete`` are buffered and become visible (to this and other processes)
 at ``flush()``.
+
+This module holds the index (reading, the write path, the merge policy); one segment's files on
+disk (write, merge, garbage) are assistant/lexical_segments.py.
 """
 
 from __future__ import annotations
@@ -34,18 +37,16 @@ import fcntl
 import functools
 import json
 import os
-import shutil
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import bm25s
 import numpy as np
 
-from assistant.bm25_scoring import K1, B, build_scores
+from assistant import lexical_segments as segments_on_disk
+from assistant.lexical_segments import Segment
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -78,29 +79,12 @@ def open_for(data_dir: Path, collection_prefix: str) -> LexicalIndex:
     return LexicalIndex.open(index_path(data_dir, collection_prefix), default_terms(), TOKENIZER_ID)
 
 
-@dataclass
-class _Segment:
-    name: str
-    bm25: Any  # bm25s.BM25 with memory-mapped scores
-    ids: np.ndarray  # row -> doc id (memory-mapped unicode array)
-    dead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # tombstoned rows
-    tokens: int = 0  # total token count (for the corpus-wide average length of later deltas)
-
-    @property
-    def rows(self) -> int:
-        return int(self.bm25.scores["num_docs"])
-
-    @property
-    def live(self) -> int:
-        return self.rows - len(self.dead)
-
-
 class LexicalIndex:
     def __init__(self, path: Path, tokenize: Callable[[str], list[str]], tokenizer_id: str = "") -> None:
         self.path = Path(path)
         self.tokenize = tokenize
         self.tokenizer_id = tokenizer_id
-        self._segments: tuple[_Segment, ...] = ()
+        self._segments: tuple[Segment, ...] = ()
         self._generation = 0
         self._stamp: tuple[int, int, int] | None = None
         self._where: dict[str, tuple[str, int]] | None = None  # doc id -> (segment, row), built lazily
@@ -146,8 +130,8 @@ class LexicalIndex:
         old = {s.name: s for s in self._segments}
         segments = []
         for entry in manifest["segments"]:
-            seg = old.get(entry["name"]) or self._open_segment(entry["name"])
-            segments.append(_Segment(seg.name, seg.bm25, seg.ids, np.asarray(entry.get("dead", []), dtype=np.int64),
+            seg = old.get(entry["name"]) or segments_on_disk.open_segment(self.path, entry["name"])
+            segments.append(Segment(seg.name, seg.bm25, seg.ids, np.asarray(entry.get("dead", []), dtype=np.int64),
                                      int(entry.get("tokens", 0))))
         with self._lock:
             self._segments = tuple(segments)
@@ -164,11 +148,6 @@ class LexicalIndex:
         except (OSError, ValueError) as exc:
             raise RuntimeError(f"{self.path / MANIFEST}: unreadable lexical index manifest ({exc}); "
                                "delete the folder and it is rebuilt from the store") from exc
-
-    def _open_segment(self, name: str) -> _Segment:
-        folder = self.path / name
-        bm25 = bm25s.BM25.load(folder, mmap=True, show_progress=False)
-        return _Segment(name, bm25, np.load(folder / "ids.npy", mmap_mode="r"))
 
     # --- reading ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -321,109 +300,37 @@ class LexicalIndex:
         segments = [] if rebuild else list(self._segments)
         names = [s.name for s in segments]
         if adds:
-            names.append(self._write_segment(list(adds), list(adds.values()), segments))
+            names.append(self._record(segments_on_disk.write(self.path, self._generation, list(adds),
+                                                            list(adds.values()), segments)))
         rows = {s.name: s.rows for s in segments}
         if adds:
             rows[names[-1]] = len(adds)
         base_live = rows[names[0]] - len(dead.get(names[0], ())) if names else 0
         churn = sum(len(v) for v in dead.values()) + sum(rows[n] for n in names[1:])
         if len(names) > 1 and churn > MERGE_FRACTION * base_live:
-            names = [self._merge(names, dead, [])]
+            names = [self._record(segments_on_disk.merge(self.path, self._generation, names, dead, []))]
         elif len(names) > 1 + MAX_DELTAS:
-            names = [names[0], self._merge(names[1:], dead, segments[:1])]
+            names = [names[0], self._record(segments_on_disk.merge(self.path, self._generation, names[1:], dead,
+                                                                    segments[:1]))]
         entries = [{"name": n, "dead": sorted(dead.get(n, ())), "tokens": self._tokens[n]} for n in names]
         self._write_manifest(entries)
-        self._collect_garbage(set(names))
+        segments_on_disk.collect_garbage(self.path, set(names), MANIFEST)
 
-    def _segment_tokens(self, name: str) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-        folder = self.path / name
-        vocab = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
-        words = [""] * len(vocab)
-        for w, i in vocab.items():
-            words[i] = w
-        return words, np.load(folder / "tokens.npy"), np.load(folder / "offsets.npy"), np.load(folder / "ids.npy")
-
-    def _merge(self, names: list[str], dead: dict[str, set[int]], background: list[_Segment]) -> str:
-        """One new segment holding the live rows of ``names`` (tokens re-mapped to one vocabulary)."""
-        vocab: dict[str, int] = {}
-        parts, lengths, ids = [], [], []
-        for name in names:
-            words, flat, offsets, seg_ids = self._segment_tokens(name)
-            remap = np.asarray([vocab.setdefault(w, len(vocab)) for w in words], dtype=np.int32)
-            keep = np.ones(len(seg_ids), dtype=bool)
-            keep[list(dead.get(name, ()))] = False
-            lens = np.diff(offsets)
-            row_of_token = np.repeat(keep, lens)
-            parts.append(remap[flat[row_of_token]] if len(flat) else flat)
-            lengths.append(lens[keep])
-            ids.append(seg_ids[keep])
-        flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
-        offsets = np.concatenate([[0], np.cumsum(np.concatenate(lengths))]).astype(np.int64)
-        return self._save_segment(np.concatenate(ids).astype(str).tolist(), flat, offsets, vocab, background)
-
-    def _write_segment(self, ids: list[str], token_lists: list[list[str]], background: list[_Segment]) -> str:
-        vocab: dict[str, int] = {}
-        flat = np.asarray([vocab.setdefault(t, len(vocab)) for toks in token_lists for t in toks], dtype=np.int32)
-        offsets = np.concatenate([[0], np.cumsum([len(t) for t in token_lists])]).astype(np.int64)
-        return self._save_segment(ids, flat, offsets, vocab, background)
-
-    def _save_segment(self, ids: list[str], flat: np.ndarray, offsets: np.ndarray, vocab: dict[str, int],
-                      background: list[_Segment]) -> str:
-        name = f"seg-{self._generation + 1:08d}-{uuid.uuid4().hex[:8]}"
-        tmp = self.path / f".tmp-{name}"
-        bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
-        bg_df = np.zeros(max(len(vocab), 1), dtype=np.int64)
-        words = list(vocab)
-        for seg in background:  # document frequencies of this segment's terms in the rest of the index
-            seg_df = np.diff(np.asarray(seg.bm25.scores["indptr"]))
-            where = np.asarray([seg.bm25.vocab_dict.get(w, -1) for w in words], dtype=np.int64)
-            found = (where >= 0) & (where < len(seg_df))
-            bg_df[found] += seg_df[where[found]]  # vocab ids are 0..n-1 in insertion order
-        bm25.scores = build_scores(flat, offsets, max(len(vocab), 1), bg_df, sum(s.rows for s in background),
-                                   sum(s.tokens for s in background))
-        self._tokens[name] = int(len(flat))
-        bm25.vocab_dict = vocab
-        bm25.nonoccurrence_array = None
-        bm25.save(tmp, show_progress=False)
-        np.save(tmp / "ids.npy", np.asarray(ids, dtype=str))
-        np.save(tmp / "tokens.npy", flat.astype(np.int32))  # kept for merges (never read by search)
-        np.save(tmp / "offsets.npy", offsets)
-        _fsync_dir(tmp)
-        os.rename(tmp, self.path / name)
+    def _record(self, written: tuple[str, int]) -> str:
+        """A segment just written: its token count kept for the manifest; its name."""
+        name, tokens = written
+        self._tokens[name] = tokens
         return name
 
     def _write_manifest(self, entries: list[dict[str, Any]]) -> None:
         manifest = {"format": FORMAT, "tokenizer": self.tokenizer_id, "generation": self._generation + 1,
-                    "segments": entries, "docs": sum(self._count(e) for e in entries)}
+                    "segments": entries, "docs": sum(segments_on_disk.live_docs(self.path, e) for e in entries)}
         tmp = self.path / f".{MANIFEST}.{uuid.uuid4().hex[:8]}"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(manifest, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path / MANIFEST)
-        _fsync_dir(self.path)
+        segments_on_disk.fsync_dir(self.path)
         self._stamp = None
         self.refresh()
-
-    def _count(self, entry: dict[str, Any]) -> int:
-        params = json.loads((self.path / entry["name"] / "params.index.json").read_text(encoding="utf-8"))
-        return int(params["num_docs"]) - len(entry["dead"])
-
-    def _collect_garbage(self, live: set[str]) -> None:
-        """Remove segment folders the manifest no longer names (readers keep their mmaps: Linux
-        unlinks a mapped file only when the last mapping goes) and temp folders of killed writers."""
-        for p in self.path.iterdir():
-            if p.is_dir() and p.name not in live and (p.name.startswith("seg-") or p.name.startswith(".tmp-")):
-                shutil.rmtree(p, ignore_errors=True)
-            elif p.name.startswith(f".{MANIFEST}."):
-                p.unlink(missing_ok=True)
-
-
-def _fsync_dir(path: Path) -> None:
-    for p in [*path.iterdir(), path] if path.is_dir() else [path]:
-        if p.is_file() or p == path:
-            fd = os.open(p, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
