@@ -13,6 +13,15 @@ default) a source also has to say it *of the same things* (``assistant.attributi
 the claim states are mentioned, its subject is the sentence's, its numbers are the sentence's,
 its comparison keeps its direction). A cited source that fails is re-pointed to the best source
 that passes, else the sentence is dropped; ``AnswerSentence.reason`` says why.
+
+A sentence that quotes a sentence of each source it cites verbatim (``verbatim_key``: whitespace,
+typographic quotes and dashes, a space before punctuation and the closing stop normalised; words,
+digits, signs and case not) is supported without any embedding: its best support is that sentence
+(term overlap 1, cosine with itself 1), no other source can beat it by ``support_margin``, and
+``quote_level`` makes it its source's own statement, so the full path would keep it as cited. It
+still passes ``attribution.check``, and a sentence quoted from a source it does not cite takes the
+full path. The sources' sentence vectors are embedded only when a claim takes the full path (a list
+answer quotes one sentence of each of dozens of abstracts: embedding them all took seconds).
 """
 
 from __future__ import annotations
@@ -80,6 +89,19 @@ def split_answer(text: str) -> list[str]:
     return out
 
 
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
+                              "\u2014": "-", "\u2212": "-", "\u00a0": " "})
+
+
+def verbatim_key(sentence: str) -> str:
+    """A sentence as compared for a verbatim quote: typographic quotes and dashes as ASCII, runs of
+    whitespace as one space, no space before , ; : . ! ? ) and none after (, no closing . ! ? ; :
+    (a quoted sentence loses or gains its full stop). Words, digits, signs and case are kept."""
+    s = " ".join(sentence.translate(_TYPOGRAPHIC).split())
+    s = re.sub(r"\s+([,;:.!?)\]])", r"\1", re.sub(r"([(\[])\s+", r"\1", s))
+    return s.rstrip(".!?;: ")
+
+
 def fresh_dim(vectors: dict[str, np.ndarray]) -> int | None:
     return next((int(v.shape[0]) for v in vectors.values()), None)
 
@@ -107,24 +129,65 @@ class Verifier:
         self.idf = _Memo(idf)  # the same few terms are weighed for every sentence of every source
         self.labels = labels
         self.sources = []
-        for text, (spans, vecs) in zip(sources, cache.get(sources), strict=True):
-            self.sources.append(SourceText(text, spans, vecs, [set(terms(text[a:b])) for a, b in spans]))
-        self._known = {" ".join(src.text[a:b].split()): src.vectors[j]
-                       for src in self.sources for j, (a, b) in enumerate(src.sentences)}
+        for text in sources:  # the spans SentenceCache uses; its vectors only when a claim needs them
+            spans = [(s.start, s.end) for s in split_sentences(text)]
+            self.sources.append(SourceText(text, spans, terms=[set(terms(text[a:b])) for a, b in spans]))
+        self._quotes = [{verbatim_key(src.text[a:b]): j for j, (a, b) in enumerate(src.sentences)}
+                        for src in self.sources]
+        self._known: dict[str, np.ndarray] = {}  # text -> vector of the sources' sentences (and known claims)
+        self._ready = False
+
+    def _embedded(self) -> dict[str, np.ndarray]:
+        """Embed (or read from the cache) every source's sentence vectors, once per Verifier."""
+        if not self._ready:
+            for src, (spans, vecs) in zip(self.sources, self.cache.get([s.text for s in self.sources]), strict=True):
+                src.sentences, src.vectors = spans, vecs
+                for j, (a, b) in enumerate(spans):
+                    self._known.setdefault(" ".join(src.text[a:b].split()), vecs[j])
+            self._ready = True
+        return self._known
 
     def _vectors(self, claims: list[str]) -> np.ndarray:
         """Claim vectors; a claim quoting a source sentence reuses that sentence's vector."""
+        known = self._embedded()
         keys = [" ".join(c.split()) for c in claims]
-        todo = [c for c, k in zip(claims, keys, strict=True) if k not in self._known]
+        todo = [c for c, k in zip(claims, keys, strict=True) if k not in known]
         fresh = dict(zip(todo, embed(self.cache.embedder, todo), strict=True))
-        dim = next(iter(self._known.values())).shape[0] if self._known else (fresh_dim(fresh) or 0)
+        dim = next(iter(known.values())).shape[0] if known else (fresh_dim(fresh) or 0)
         out = np.zeros((len(claims), dim), np.float32)
         for i, (c, k) in enumerate(zip(claims, keys, strict=True)):
-            out[i] = self._known[k] if k in self._known else fresh[c]
+            out[i] = known[k] if k in known else fresh[c]
         return out
+
+    def _quoted(self, claim: str, cited: list[int]) -> dict[int, int] | None:
+        """The sentence of each cited source that the claim quotes verbatim, when it quotes one of
+        every cited source and each passes the attribution check; else None (the full path)."""
+        key = verbatim_key(claim)
+        if not cited or not key or not terms(claim):
+            return None
+        shown: dict[int, int] = {}
+        for i in cited:
+            j = self._quotes[i].get(key)
+            if j is None:
+                return None
+            src = self.sources[i]
+            a, b = src.sentences[j]
+            if INSTRUCTION_LIKE.search(src.text[a:b]):  # text addressing the model supports nothing
+                return None
+            if self.cfg.attribution and attribution.check(claim, src.text, [src.text[a:b]],
+                                                          [src.text[x:y] for x, y in src.sentences]):
+                return None
+            shown[i] = j
+        return shown
+
+    def _quote_support(self, claim: str, index: int, j: int) -> float:
+        """The support score of sentence ``j`` for a claim quoting it (its cosine with itself is 1)."""
+        w = self.cfg.lexical_weight
+        return w * coverage(terms(claim), self.sources[index].terms[j], self.idf) + (1 - w) * 1.0
 
     def ranked(self, claim: str, claim_vec: np.ndarray, index: int) -> list[tuple[float, int]]:
         """Support of each sentence of source ``index`` for ``claim``, best first."""
+        self._embedded()
         src = self.sources[index]
         claim_terms = terms(claim)
         dense = src.vectors @ claim_vec if src.sentences else []
@@ -228,25 +291,31 @@ class Verifier:
         k = len(self.sources)
         raw_sentences = split_answer(answer)
         claims = [strip_markers(s) for s in raw_sentences]
-        vecs = self._vectors(claims) if claims else np.zeros((0, 0), np.float32)
+        marks = [list(dict.fromkeys(parse_markers(raw))) for raw in raw_sentences]
+        quoted = [self._quoted(c, [n - 1 for n in m if 1 <= n <= k]) for c, m in zip(claims, marks, strict=True)]
+        slow = [c for c, q in zip(claims, quoted, strict=True) if q is None and c]
+        vecs = dict(zip(slow, self._vectors(slow), strict=True)) if slow else {}
         order: list[int] = []
         evidence: dict[int, list[Evidence]] = {}
         result: list[AnswerSentence] = []
-        for raw, claim, vec in zip(raw_sentences, claims, vecs, strict=True):
+        for claim, marked, quote in zip(claims, marks, quoted, strict=True):
             if not claim:
                 continue
-            marked = list(dict.fromkeys(parse_markers(raw)))
             if not terms(claim) and not marked:  # "Yes." / "In short:" holds no claim to cite
                 result.append(AnswerSentence(text=claim))
                 continue
             cited = [n - 1 for n in marked if 1 <= n <= k]
-            kept, shown, reason = self._judge(claim, vec, cited)
+            if quote is not None:  # quotes each cited source: kept as cited, no embedding (module docstring)
+                kept, shown, reason = cited, quote, None
+            else:
+                kept, shown, reason = self._judge(claim, vecs[claim], cited)
             for i in kept:
                 if i not in order:
                     order.append(i)
                 a, b = self.sources[i].sentences[shown[i]]
                 if all(e.start != a for e in evidence.setdefault(i, [])):
-                    evidence[i].append(Evidence(self.sources[i].text[a:b], a, b, round(self.support(claim, vec, i)[0], 3)))
+                    score = self._quote_support(claim, i, shown[i]) if quote is not None else self.support(claim, vecs[claim], i)[0]
+                    evidence[i].append(Evidence(self.sources[i].text[a:b], a, b, round(score, 3)))
             if len(cited) != len(marked) and reason is None and kept:
                 reason = f"citation {', '.join(f'[{n}]' for n in marked if not 1 <= n <= k)} names no source"
             result.append(AnswerSentence(text=claim, citations=kept, supported=bool(kept),

@@ -102,7 +102,7 @@ def test_sentence_vectors_are_embedded_once(sources: tuple[list[str], Assistant]
     texts, assistant = sources
     counting = CountingEmbedder(assistant.embedder)
     cache = SentenceCache(counting)
-    Verifier(texts, cache, assistant.engine.idf())
+    Verifier(texts, cache, assistant.engine.idf()).verify("Ring Attention needs no extra memory [1].")
     embedded = len(counting.texts)
     ring = sentence_of(texts[0], "Ring Attention")
     Verifier(texts, cache, assistant.engine.idf()).verify(f"{ring} [1] Ring Attention removes per-device memory limits [1].")
