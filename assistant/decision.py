@@ -27,14 +27,27 @@ Two signals, both argued from what a question is, not from any question set:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from assistant.evidence import coverage, terms
 
 FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical", "dense_margin", "read_lexical")
 # Computed and measured beside (evals/fits/decision.json "with_answer_evidence"), not used: on the
 # same folds they leave the held-out separation of answerable from leave-one-out / unanswerable rows
 # where it was (AUC 0.7726 +- 0.0097 with them, 0.7719 +- 0.0131 without), so they do not ship.
 CANDIDATE_FEATURES = ("sentence_share", "sentence_margin")
+# Candidates for telling "the answering abstract is absent, a neighbour on the topic is there" from
+# "it is there, worded differently" (measured by evals/fits/decision.json "candidates"):
+# ``agreement``: the share of the retrieval signals (chunk, abstract, BM25) that rank the top abstract
+# first: an abstract that answers tends to win under every signal, while the neighbours of a missing
+# one split them. ``bm25_margin``: how far the best BM25 abstract stands out from the second, relative
+# to its score (a clear lexical winner vs a field). ``rare_top``: the IDF-weighted share of the
+# question's two rarest words (of those the collection holds) that the abstract holds: the rarest
+# words of a question name what it is about, which a neighbour lacks while its topic words match.
+SEPARATION_FEATURES = ("agreement", "bm25_margin", "rare_top")
+RARE_TERMS = 2  # the question's rarest words for rare_top; sanity bound: a question names one or two specific things
 
 
 @dataclass
@@ -66,13 +79,16 @@ def sentence_value(s: Any) -> float:
 
 def features(hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], top_lexical: float,
              top_sentences: list[Any], read_lexical: float = 0.0,
-             other_sentences: list[Any] | None = None) -> dict[str, float]:
+             other_sentences: list[Any] | None = None, visible: dict[str, list[tuple[str, float]]] | None = None,
+             rare_top: float = 0.0) -> dict[str, float]:
     """The relevance features of the top abstract (see the module docstring). ``dense_margin``:
     how far the top abstract stands out from the next one (an answering abstract usually does;
     when the answer is missing, several neighbours tie). ``read_lexical``: the IDF-weighted share
     of the question's terms found in any abstract read for evidence (a detail asked about that
     none of them mentions lowers it). ``other_sentences``: the sentences of the other abstracts
-    read, for ``sentence_margin`` (none: the margin is the best sentence's own score)."""
+    read, for ``sentence_margin`` (none: the margin is the best sentence's own score). ``visible``:
+    the signals' lists as the collection ranks them (leave-one-out: without the excluded works), for
+    ``agreement`` and ``bm25_margin``; ``rare_top``: see ``rare_coverage``."""
     top = _dense(hit_ids[0], lists)
     second = _dense(hit_ids[1], lists) if len(hit_ids) > 1 else 0.0
     best_lex = max((s.lexical for s in top_sentences), default=0.0)
@@ -87,16 +103,53 @@ def features(hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], top_
         "sentence_lexical": best_lex,
         "sentence_share": best_lex / top_lexical if top_lexical > 0 else 0.0,
         "sentence_margin": best - rival,
+        **separation(hit_ids[0], visible if visible is not None else lists, rare_top),
     }
 
 
+def separation(top_id: str, visible: dict[str, list[tuple[str, float]]], rare_top: float) -> dict[str, float]:
+    """The ``SEPARATION_FEATURES`` of the abstract ``top_id`` (see their comment)."""
+    firsts = [r[0][0] for r in visible.values() if r]
+    bm25 = visible.get("bm25") or []
+    margin = (bm25[0][1] - bm25[1][1]) / bm25[0][1] if len(bm25) > 1 and bm25[0][1] > 0 else float(bool(bm25))
+    return {"agreement": sum(f == top_id for f in firsts) / len(firsts) if firsts else 0.0,
+            "bm25_margin": margin, "rare_top": rare_top}
+
+
+def rare_coverage(q_terms: list[str], doc_terms: list[set[str]], idf: Any, gone: Counter[str] | None = None) -> list[float]:
+    """For each abstract read, the IDF-weighted share of the question's ``RARE_TERMS`` rarest words
+    that it holds, among the words the collection holds (a word no abstract uses is the asker's own
+    wording, as in ``extractive.unstated``). ``gone``: how many excluded abstracts hold each word
+    (leave-one-out: a word only the excluded abstract held is one the collection does not hold)."""
+    n = idf.n + 1
+    held = [t for t in dict.fromkeys(q_terms) if round(n * math.exp(-idf(t)) - 0.5) - (gone or {}).get(t, 0) >= 1]
+    rarest = sorted(held, key=lambda t: -idf(t))[:RARE_TERMS]
+    return [coverage(rarest, d, idf) if rarest else 0.0 for d in doc_terms]
+
+
+def visible_lists(lists: dict[str, list[tuple[str, float]]], exclude: set[str] | None,
+                  docs: Any) -> tuple[dict[str, list[tuple[str, float]]], Counter[str] | None]:
+    """The signals' lists without the excluded works, and the excluded abstracts' word counts (for
+    ``rare_coverage``); ``docs``: a callable giving every stored abstract (only called to exclude)."""
+    if not exclude:
+        return lists, None
+    every = docs()
+    gone: Counter[str] = Counter()
+    for d in every.values():
+        if d.work_id in exclude:
+            gone.update(set(terms(d.text)))
+    keep = {s: [(d, v) for d, v in r if d in every and every[d].work_id not in exclude] for s, r in lists.items()}
+    return keep, gone
+
+
 def features_of(j: int, hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], lexical: float,
-                evidence: Any, read_lexical: float) -> dict[str, float]:
+                evidence: Any, read_lexical: float, visible: dict[str, list[tuple[str, float]]] | None = None,
+                rare: list[float] | None = None) -> dict[str, float]:
     """The features of abstract ``j`` as if it were the one found first (``j = 0``: the decision's
     own features): its vectors against the best other abstract, its sentences against the others'."""
     order = [hit_ids[j], *(h for i, h in enumerate(hit_ids) if i != j)]
     return features(order, lists, lexical, evidence.of_doc(j), read_lexical,
-                    [s for s in evidence.sentences if s.doc_index != j])
+                    [s for s in evidence.sentences if s.doc_index != j], visible, rare[j] if rare else 0.0)
 
 
 def relevance(feats: dict[str, float], weights: dict[str, float], bias: float) -> float:

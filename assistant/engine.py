@@ -21,7 +21,7 @@ from assistant.collection import shaped_answer
 from assistant.conversation import evidence_question, resolved_question, standalone_question
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.export import reference_metadata
-from assistant.extractive import choose, draft, unstated
+from assistant.extractive import choose, draft, second_look, unstated
 from assistant.filters import Filters
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
@@ -140,20 +140,26 @@ class AnswerEngine:
         read = turn.hits[: self.settings.answer.evidence_docs]
         idf = self.idf()
         turn.evidence = score_evidence(turn.asked, [d.original for d, _ in read], self.cache, idf)
+        # the second look (extractive.py): the abstract whose sentence answers leads
+        turn.hits[: len(read)], turn.evidence = second_look(turn.evidence, read, self.settings.answer.second_look)
+        read = turn.hits[: len(read)]
         q_terms = terms(turn.asked)
-        read_lexical = coverage(q_terms, {t for d, _ in read for t in terms(d.text)}, idf)
-        lexical = [coverage(q_terms, set(terms(d.text)), idf) for d, _ in read]
+        doc_terms = [set(terms(d.text)) for d, _ in read]
+        read_lexical = coverage(q_terms, set().union(*doc_terms), idf)
+        lexical = [coverage(q_terms, t, idf) for t in doc_terms]
         ids = [d.doc_id for d, _ in turn.hits]
-        feats = decision_mod.features_of(0, ids, turn.lists, lexical[0], turn.evidence, read_lexical)
+        visible, gone = decision_mod.visible_lists(turn.lists, turn.exclude, self.retriever.docs)
+        rare = decision_mod.rare_coverage(q_terms, doc_terms, idf, gone)
+        feats = decision_mod.features_of(0, ids, turn.lists, lexical[0], turn.evidence, read_lexical, visible, rare)
         # a follow-up is checked with the names it refers to (conversation.resolved_question)
         resolved = resolved_question(turn.question, turn.history, turn.asked, self.settings.answer.short_question_terms)
         missing = missing_names(resolved, [d.original for d, _ in turn.hits])
         cfg = self.settings.decision
         turn.decision = decision_mod.decide(feats, missing, cfg)
         # the bar a further abstract must pass to be cited: its own evidence would be answered
-        turn.answers = [turn.decision.relevance >= cfg.caveat_below] + [
-            decision_mod.relevance(decision_mod.features_of(j, ids, turn.lists, lexical[j], turn.evidence, read_lexical),
-                                   cfg.weights(), cfg.bias) >= cfg.caveat_below for j in range(1, len(read))]
+        turn.answers = [turn.decision.relevance >= cfg.caveat_below] + [decision_mod.relevance(decision_mod.features_of(
+            j, ids, turn.lists, lexical[j], turn.evidence, read_lexical, visible, rare), cfg.weights(), cfg.bias)
+            >= cfg.caveat_below for j in range(1, len(read))]
         turn.timings["evidence"] = time.perf_counter() - t
 
     # --- outcomes -------------------------------------------------------------------------------

@@ -17,10 +17,17 @@ results:
   the abstract's features as if it were the only one found) and its best sentence comes close to
   the lead (``other_doc_share``). One source or several follows from the evidence, never a fixed
   count; a neighbour that only shares the topic is not cited as filler.
+
+**The second look** (``second_look``): before the decision and the answer, the abstracts read for
+evidence are re-ranked by a mix of their fused retrieval score and their best evidence sentence.
+Retrieval scores a whole abstract (or a chunk) against the question; the abstract that answers is
+the one with a sentence that states it, which the sentence scores see and the fused score blurs
+(fitted by ``python -m evals.fit answer``: evals/fits/answer.json "second_look").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from typing import Any
@@ -28,6 +35,28 @@ from typing import Any
 from assistant.evidence import Evidence, Sentence, terms
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
+
+
+def second_look(evidence: Evidence, read: list[Any], fused_share: float) -> tuple[list[Any], Evidence]:
+    """The abstracts read (``read``: (doc, fused score) pairs, ``evidence.texts`` in the same order)
+    and their evidence, re-ranked by ``fused_share`` x the fused score + (1 - ``fused_share``) x the
+    best evidence sentence (term share and cosine in equal shares), each scaled by its best among
+    them; ties keep the fused order. ``fused_share`` 1: the fused order, unchanged."""
+    n = len(evidence.texts)
+    if fused_share >= 1.0 or n < 2:
+        return read, evidence
+    best = [0.0] * n
+    for s in evidence.sentences:
+        best[s.doc_index] = max(best[s.doc_index], s.score(0.5))
+    fused = [sc for _, sc in read[:n]]
+    top_f, top_b = max(fused) or 1.0, max(best) or 1.0
+    order = sorted(range(n), key=lambda j: -(fused_share * fused[j] / top_f + (1 - fused_share) * best[j] / top_b))
+    if order == list(range(n)):
+        return read, evidence
+    new = {old: i for i, old in enumerate(order)}
+    sentences = sorted((dataclasses.replace(s, doc_index=new[s.doc_index]) for s in evidence.sentences),
+                       key=lambda s: (s.doc_index, s.start))
+    return [read[j] for j in order] + read[n:], Evidence(evidence.question, [evidence.texts[j] for j in order], sentences)
 
 
 def background(evidence: Evidence) -> set[int]:

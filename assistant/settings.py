@@ -173,19 +173,20 @@ class DecisionSettings(BaseModel):
     (logistic fit on leave-one-out data, thresholds by 5-fold CV; evals/fits/decision.json)."""
 
     # Refit on dev + generated + the calibration set (evals/calibration.py: far reworded, short and
-    # follow-up questions), leave-one-out rows and absent-name unanswerables, folds by source question.
-    bias: float = -3.626  # fit: evals/fits/decision.json
-    w_dense: float = 1.081  # fit: evals/fits/decision.json
-    w_lexical: float = 0.519  # fit: evals/fits/decision.json
-    w_sentence_dense: float = 0.844  # fit: evals/fits/decision.json
-    w_sentence_lexical: float = 1.871  # fit: evals/fits/decision.json
-    w_dense_margin: float = 3.222  # fit: evals/fits/decision.json
-    w_read_lexical: float = 1.319  # fit: evals/fits/decision.json
-    refuse_below: float = 0.0798  # policy: <= 1% of the answerable questions of each set:type group refused on the training folds (evals/fits/decision.json)
+    # follow-up questions), leave-one-out rows and absent-name unanswerables, folds by source question;
+    # rows analysed with the second look (AnswerSettings.second_look), the order the product reads.
+    bias: float = -3.825  # fit: evals/fits/decision.json
+    w_dense: float = 0.804  # fit: evals/fits/decision.json
+    w_lexical: float = 1.827  # fit: evals/fits/decision.json
+    w_sentence_dense: float = 1.71  # fit: evals/fits/decision.json
+    w_sentence_lexical: float = 1.347  # fit: evals/fits/decision.json
+    w_dense_margin: float = 2.508  # fit: evals/fits/decision.json
+    w_read_lexical: float = 0.412  # fit: evals/fits/decision.json
+    refuse_below: float = 0.0859  # policy: <= 1% of the answerable questions of each set:type group refused on the training folds (evals/fits/decision.json)
     # policy: a question naming something no source mentions is refused below the pooled 10% quantile
     # of the answerable questions' relevance (assistant/decision.py outcome; same file)
-    missing_refuse_below: float = 0.2681
-    caveat_below: float = 0.1984  # policy: <= 10% of answerable questions hedged, and <= 20% of each set:type group, on the training folds (same file)
+    missing_refuse_below: float = 0.2558
+    caveat_below: float = 0.1913  # policy: <= 10% of answerable questions hedged, and <= 20% of each set:type group, on the training folds (same file)
 
     def weights(self) -> dict[str, float]:
         return {"dense": self.w_dense, "lexical": self.w_lexical, "sentence_dense": self.w_sentence_dense,
@@ -198,6 +199,9 @@ class AnswerSettings(BaseModel):
     Fitted by ``python -m evals.fit answer`` (5-fold CV on key points; evals/fits/answer.json)."""
 
     evidence_docs: int = 3  # abstracts whose sentences are read (sentence vectors cost CPU); sanity bound
+    # The second look (assistant/extractive.py second_look): the abstracts read are re-ranked by this
+    # share of their fused score + the rest of their best evidence sentence (1.0: the fused order).
+    second_look: float = 0.0  # fit: evals/fits/answer.json (its "second_look" study, chosen by 5-fold CV on nDCG@10)
     lexical_weight: float = 0.6  # share of term overlap vs cosine in a sentence's score; fit: evals/fits/answer.json
     retrieval_prior: float = 0.6  # weight of the abstract's fused rank score; fit: evals/fits/answer.json
     top_doc_sentences: int = 3  # sentences taken from the best abstract; fit: evals/fits/answer.json

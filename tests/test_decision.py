@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from assistant.decision import FEATURES, decide, relevance
 from assistant.settings import DecisionSettings
 
@@ -35,3 +37,59 @@ def test_outcomes_follow_the_thresholds_and_missing_names() -> None:
     lower = cfg.model_copy(update={"missing_refuse_below": 0.4})
     assert decide({"dense": 0.0}, ["H100"], lower).outcome == "caveat"
     assert decide({"dense": -1.0}, ["H100"], lower).outcome == "refuse"  # 0.27 < 0.4
+
+
+def _evidence(best: list[float]) -> Any:
+    from assistant.evidence import Evidence, Sentence
+
+    sentences = []
+    for i, b in enumerate(best):  # each abstract: a weak opener, then its best sentence
+        sentences += [Sentence(i, f"s{i}a", 0, 3, lexical=0.1, dense=0.1), Sentence(i, f"s{i}b", 4, 7, lexical=b, dense=b)]
+    return Evidence("q", [f"text {i}" for i in range(len(best))], sentences)
+
+
+def test_second_look_puts_the_abstract_whose_sentence_answers_first() -> None:
+    from assistant.extractive import second_look
+
+    ev = _evidence([0.3, 0.9, 0.5])
+    read = [("A", 1.0), ("B", 0.9), ("C", 0.8), ("D", 0.7)]
+    hits, moved = second_look(ev, read, 0.0)
+    assert [d for d, _ in hits] == ["B", "C", "A", "D"]  # the rest of the ranking is kept
+    assert moved.texts == ["text 1", "text 2", "text 0"]
+    assert [(s.doc_index, s.text) for s in moved.sentences][:2] == [(0, "s1a"), (0, "s1b")]
+    assert second_look(ev, read, 1.0) == (read, ev)  # the fused order, unchanged
+    hits, _ = second_look(ev, [("A", 1.0), ("B", 0.1), ("C", 0.1)], 0.75)
+    assert hits[0][0] == "A"  # a far better retrieval score keeps its place at a high fused share
+
+
+def test_separation_features_read_the_signals_as_the_collection_ranks_them() -> None:
+    from assistant.decision import separation, visible_lists
+
+    lists = {"chunk": [("g", 0.9), ("n", 0.8)], "abstract": [("n", 0.7), ("g", 0.6)], "bm25": [("g", 9.0), ("n", 3.0)]}
+
+    class Doc:
+        def __init__(self, work: str) -> None:
+            self.work_id, self.text = work, "gold words" if work == "G" else "neighbour words"
+
+    docs = {"g": Doc("G"), "n": Doc("N")}
+    assert separation("g", lists, 0.5) == {"agreement": 2 / 3, "bm25_margin": 6 / 9, "rare_top": 0.5}
+    visible, gone = visible_lists(lists, {"G"}, lambda: docs)
+    assert all(r == [(d, v) for d, v in lists[s] if d == "n"] for s, r in visible.items())
+    assert gone is not None and gone["gold"] == 1 and "neighbour" not in gone
+    assert separation("n", visible, 0.0)["agreement"] == 1.0 and separation("n", visible, 0.0)["bm25_margin"] == 1.0
+    assert visible_lists(lists, None, lambda: docs) == (lists, None)
+
+
+def test_rare_words_are_the_ones_the_collection_holds() -> None:
+    from assistant.decision import rare_coverage
+    from assistant.evidence import Idf, terms
+
+    idf = Idf(["sparse attention kernel", "sparse attention memory", "attention heads", "tokenizer vocabulary"])
+    q = terms("Which sparse attention kernel saves memory with a zorblax?")  # zorblax: no abstract holds it
+    kernel_doc, memory_doc = set(terms("sparse attention kernel")), set(terms("sparse attention memory"))
+    both = rare_coverage(q, [kernel_doc, memory_doc], idf)
+    assert both[0] > 0 and both[1] > 0 and both[0] == both[1]  # kernel and memory are the rarest held words
+    from collections import Counter
+
+    gone = Counter(set(terms("sparse attention kernel")))  # that abstract excluded: "kernel" is held by none
+    assert rare_coverage(q, [memory_doc], idf, gone)[0] > both[1]

@@ -26,8 +26,11 @@ def test_tuning_code_cannot_read_the_locked_split(tmp_path: Path) -> None:
 
 
 def test_the_fit_script_never_names_the_locked_file() -> None:
-    source = (Path(__file__).resolve().parent.parent / "evals" / "fit.py").read_text(encoding="utf-8")
-    assert "LOCKED" not in source and "locked.jsonl" not in source
+    scripts = sorted((Path(__file__).resolve().parent.parent / "evals").glob("fit*.py"))
+    assert {p.name for p in scripts} >= {"fit.py", "fit_decision.py", "fit_answer.py"}
+    for path in scripts:
+        source = path.read_text(encoding="utf-8")
+        assert "LOCKED" not in source and "locked.jsonl" not in source, path.name
 
 
 def _items(n: int) -> list[Question]:
