@@ -175,23 +175,25 @@ class DecisionSettings(BaseModel):
     # Refit on dev + generated + the calibration set (evals/calibration.py: far reworded, short and
     # follow-up questions), leave-one-out rows and absent-name unanswerables, folds by source question;
     # rows analysed with the second look (AnswerSettings.second_look), the order the product reads.
-    bias: float = -3.825  # fit: evals/fits/decision.json
-    w_dense: float = 0.804  # fit: evals/fits/decision.json
-    w_lexical: float = 1.827  # fit: evals/fits/decision.json
-    w_sentence_dense: float = 1.71  # fit: evals/fits/decision.json
-    w_sentence_lexical: float = 1.347  # fit: evals/fits/decision.json
-    w_dense_margin: float = 2.508  # fit: evals/fits/decision.json
-    w_read_lexical: float = 0.412  # fit: evals/fits/decision.json
-    refuse_below: float = 0.0859  # policy: <= 1% of the answerable questions of each set:type group refused on the training folds (evals/fits/decision.json)
+    bias: float = -3.875  # fit: evals/fits/decision.json
+    w_dense: float = 0.655  # fit: evals/fits/decision.json
+    w_lexical: float = 0.839  # fit: evals/fits/decision.json
+    w_sentence_dense: float = 1.34  # fit: evals/fits/decision.json
+    w_sentence_lexical: float = 1.61  # fit: evals/fits/decision.json
+    w_dense_margin: float = 0.176  # fit: evals/fits/decision.json
+    w_read_lexical: float = 0.799  # fit: evals/fits/decision.json
+    w_agreement: float = 0.7  # fit: evals/fits/decision.json
+    w_bm25_margin: float = 1.453  # fit: evals/fits/decision.json
+    refuse_below: float = 0.0807  # policy: <= 1% of the answerable questions of each set:type group refused on the training folds (evals/fits/decision.json)
     # policy: a question naming something no source mentions is refused below the pooled 10% quantile
     # of the answerable questions' relevance (assistant/decision.py outcome; same file)
-    missing_refuse_below: float = 0.2558
-    caveat_below: float = 0.1913  # policy: <= 10% of answerable questions hedged, and <= 20% of each set:type group, on the training folds (same file)
+    missing_refuse_below: float = 0.2572
+    caveat_below: float = 0.1778  # policy: <= 10% of answerable questions hedged, and <= 20% of each set:type group, on the training folds (same file)
 
     def weights(self) -> dict[str, float]:
         return {"dense": self.w_dense, "lexical": self.w_lexical, "sentence_dense": self.w_sentence_dense,
                 "sentence_lexical": self.w_sentence_lexical, "dense_margin": self.w_dense_margin,
-                "read_lexical": self.w_read_lexical}
+                "read_lexical": self.w_read_lexical, "agreement": self.w_agreement, "bm25_margin": self.w_bm25_margin}
 
 
 class AnswerSettings(BaseModel):

@@ -114,8 +114,8 @@ def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, ca
     """The decision fit with the product's features, and beside it the same fit with candidate
     features added on the same folds, each with its held-out AUC (answerable vs leave-one-out and
     unanswerable rows; and vs leave-one-out rows alone): the answer-evidence features
-    (``with_answer_evidence``) and, one by one and together, the separation features
-    (``candidates``: ``assistant.decision.SEPARATION_FEATURES``)."""
+    (``with_answer_evidence``), and the decision without the separation features
+    (``assistant.decision.SEPARATION_FEATURES``) with each of them, and all, added (``candidates``)."""
     from assistant.decision import CANDIDATE_FEATURES, FEATURES, SEPARATION_FEATURES
 
     rows = decision_rows(assistant, sets, limit, cache)
@@ -127,12 +127,12 @@ def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, ca
     out["with_answer_evidence"] = {**{key: v for key, v in fit_rows(rows, more, k, refuse_rate, caveat_rate,
                                                                    group_caveat_rate).items() if key != "rows"},
                                    "held_out_auc": held_out_auc(rows, more, k)}
-    trials = [(f,) for f in SEPARATION_FEATURES if f not in FEATURES] + [tuple(f for f in SEPARATION_FEATURES if f not in FEATURES)]
+    base = tuple(f for f in FEATURES if f not in SEPARATION_FEATURES)  # the decision without them
     out["candidates"] = {}
-    for extra in dict.fromkeys(t for t in trials if t):
-        feats = FEATURES + extra
+    for extra in ((), *((f,) for f in SEPARATION_FEATURES), SEPARATION_FEATURES):
+        feats = base + extra
         fit = fit_rows(rows, feats, k, refuse_rate, caveat_rate, group_caveat_rate)
-        out["candidates"]["+".join(extra)] = {
+        out["candidates"]["+".join(("base", *extra))] = {
             "held_out_auc": held_out_auc(rows, feats, k), "held_out_auc_vs_loo": held_out_auc(rows, feats, k, against="loo"),
             **{key: fit["held_out"].get(key) for key in KEY_RATES}, "chosen": fit["chosen"]}
     return out
