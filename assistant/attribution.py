@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # _acronym: the same initials rule as grounding (LLM = large language model)
-from assistant.grounding import _acronym, mentioned, names
+from assistant.grounding import _acronym, compound_head, mentioned, names
 from assistant.text import name_like
 
 # Comparison markers: the closed set of English words and phrases that introduce what a thing is
@@ -142,8 +142,9 @@ def _occurs(name: str, text: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _tokens(text: str) -> tuple[str, ...]:
-    """Each word of ``text`` as its letters and digits (texts recur: one answer's sources)."""
-    return tuple("".join(_runs(t.rstrip("."))) for t in _TOKEN.findall(text))
+    """Each word of ``text`` as its letters and digits (texts recur: one answer's sources); a
+    compound modifier as the name it is made of ("ViT-based" holds ViT; grounding.compound_head)."""
+    return tuple("".join(_runs(compound_head(t.rstrip(".")))) for t in _TOKEN.findall(text))
 
 
 @lru_cache(maxsize=256)

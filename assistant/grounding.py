@@ -30,6 +30,28 @@ _RUN = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"^(\d+(?:[.,]\d+)?)(?:[a-z%]{0,3}|-[a-z]+)$", re.I)  # 2.7x, 8-bit, 95%, 7B
 
 
+# A compound modifier: a name + hyphen + a lower-case participle ("API-served", "LLM-generated",
+# "GPU-accelerated", "BERT-based", "CLIP-guided") or one of English's suffix-like combining forms
+# that make adjectives of nouns ("SAM-like", "GPU-bound", "task-specific"). English writes the
+# modifier after the hyphen and the thing it is said of before it, so the name is the part before
+# ("API"); the whole is no name a source must spell. A lower-case tail that is neither
+# ("BERT-large", "Llama-2-chat", "GPT-4-turbo") stays part of the name: variant tags, not
+# derivational morphology. Past participles: regular -ed and the irregular ones compounds use.
+_PARTICIPLE = re.compile(r"^[a-z]{2,}(?:ed|ing)$|^(?:driven|written|known|grown|made|built|bound|"
+                         r"chosen|given|shown|taken|run)$")
+_COMBINING = {"free", "like", "aware", "specific", "agnostic", "wise", "friendly", "centric",
+              "intensive", "efficient", "style", "only", "ready", "heavy"}
+
+
+def compound_head(word: str) -> str:
+    """The name a compound modifier is made of ("API-served" -> "API"); ``word`` otherwise. A
+    prefix is not stripped: it changes what is named ("non-LLM" is no LLM; Pre-Norm, Post-Norm)."""
+    head, sep, tail = word.rpartition("-")
+    if sep and head and tail.islower() and (_PARTICIPLE.match(tail) or tail in _COMBINING):
+        return compound_head(head)
+    return word
+
+
 def _name_like(word: str, starts_sentence: bool) -> bool:
     if len(word) == 1 and not word.isdigit():
         return False  # "I", "A": letters, not names
@@ -42,15 +64,17 @@ def names(text: str) -> list[str]:
     last_end = -1
     for m in _TOKEN.finditer(text):
         word = m.group(0).rstrip(".")
+        head = compound_head(word)
         starts = bool(_SENTENCE_START.search(text[: m.start()]))
-        if not _name_like(word, starts):
+        if not _name_like(head, starts):
             last_end = -1
             continue
         if out and last_end >= 0 and text[last_end : m.start()] in (" ", "-"):
-            out[-1] = out[-1] + text[last_end : m.start()] + word
+            out[-1] = out[-1] + text[last_end : m.start()] + head
         else:
-            out.append(word)
-        last_end = m.start() + len(word)
+            out.append(head)
+        # a compound modifier ends its name: "GPU-accelerated FlashAttention" names two things
+        last_end = m.start() + len(word) if head == word else -1
     return list(dict.fromkeys(out))
 
 
