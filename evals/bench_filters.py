@@ -24,11 +24,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.bench_scale import _WORD, PoolEmbedder, cached_vectors, perturb, source_texts
+from evals.bench_scale import (
+    FINGERPRINT,
+    PoolEmbedder,
+    cached_vectors,
+    emit,
+    perturb,
+    scifact_queries,
+    source_texts,
+    source_vocab,
+)
 from evals.metrics import percentile
 
-ROOT = Path(__file__).resolve().parent.parent
-SCIFACT = ROOT / "evals" / "datasets" / "scifact-2101"
 QUERIES = 100
 WARMUP = 10
 VENUES = [f"{kind} on {topic}" for kind in ("Conference", "Journal", "Workshop", "Transactions")
@@ -88,7 +95,7 @@ def measure(work: Path, queries: list[str], strategies: list[str] | None = None)
     from evals.bench_replicas import QueryEmbedder
 
     settings = Settings(data_dir=work / "app")
-    store = Store(settings, "onnx:all-MiniLM-L6-v2-int8")
+    store = Store(settings, FINGERPRINT)
     retriever = HybridRetriever(settings, store, QueryEmbedder(work, queries))
     t = time.perf_counter()
     retriever.allowed(Filters.parse(year="2000"))  # a year-only filter: asked of Chroma, ids only
@@ -129,25 +136,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strategies", help=f"comma-separated, of {', '.join(STRATEGIES)} (default: all)")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    rows = [json.loads(line) for line in (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
-    queries = [r["text"] for r in rows][:QUERIES]
+    queries = scifact_queries()[:QUERIES]
     if not args.measure:
         from assistant.settings import Settings
         from assistant.store import Store
         from ingest.pipeline import ingest_paths
 
         texts = source_texts()
-        vocab = sorted({w for t in texts for w in _WORD.findall(t) if w.isalpha()})
+        vocab = source_vocab(texts)
         pool, _ = cached_vectors(args.work, texts, queries)
         path = grow(args.work, int(args.chunks / CHUNKS_PER_DOC), texts, vocab)
-        store = Store(Settings(data_dir=args.work / "app"), "onnx:all-MiniLM-L6-v2-int8")
+        store = Store(Settings(data_dir=args.work / "app"), FINGERPRINT)
         report = ingest_paths([path], store, PoolEmbedder(pool), progress=False)
         print(json.dumps({"ingest_s": report.seconds, "added": report.added}), file=sys.stderr, flush=True)
-    got = measure(args.work, queries, args.strategies.split(",") if args.strategies else None)
-    print(json.dumps(got, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(got, indent=2), encoding="utf-8")
-    return 0
+    return emit(measure(args.work, queries, args.strategies.split(",") if args.strategies else None), args.json)
 
 
 if __name__ == "__main__":

@@ -41,11 +41,19 @@ from typing import Any
 
 import numpy as np
 
-from evals.bench_scale import _WORD, SCIFACT, PoolEmbedder, perturb, rss_mib, source_texts
+from evals.bench_scale import (
+    FINGERPRINT,
+    PoolEmbedder,
+    emit,
+    perturb,
+    rss_mib,
+    scifact_queries,
+    source_texts,
+    source_vocab,
+)
 from evals.metrics import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
-FINGERPRINT = "onnx:all-MiniLM-L6-v2-int8"  # the one bench_scale built the store with
 K = 10  # hits per search (the CLI's default)
 MARKER_EVERY = 4  # every 4th query is the marker query: bounds the lag's resolution to ~4 queries
 PAUSE_S = 0.05  # between a replica's queries: leaves CPU to the ingest on a 2-core box; bounds the lag's resolution
@@ -62,11 +70,6 @@ class QueryEmbedder:
 
     def __call__(self, input: list[str]) -> np.ndarray:  # noqa: A002 - chromadb's name
         return np.stack([self.known[t] if t in self.known else self.pool([t])[0] for t in input])
-
-
-def scifact_queries() -> list[str]:
-    rows = (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line)["text"] for line in rows]
 
 
 def settings_for(work: Path, port: int) -> Any:
@@ -121,7 +124,7 @@ def ingester(work: Path, port: int, marker: str, n_new: int) -> None:
     from ingest.pipeline import ingest_paths
 
     texts = source_texts()
-    vocab = sorted({w for t in texts for w in _WORD.findall(t) if w.isalpha()})
+    vocab = source_vocab(texts)
     path = work / "corpus" / f"replicas-{marker}.jsonl"
     with open(path, "w", encoding="utf-8") as f:
         for j in range(NEW_IDS_FROM, NEW_IDS_FROM + n_new):
@@ -245,11 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not (args.work / "chroma").is_dir() or not (args.work / "vectors.npz").exists():
         raise SystemExit(f"{args.work}: not a bench_scale work folder (needs chroma/ and vectors.npz)")
-    result = run(args.work, args.new, args.queries, args.before, args.after)
-    print(json.dumps(result, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
-    return 0
+    return emit(run(args.work, args.new, args.queries, args.before, args.after), args.json)
 
 
 if __name__ == "__main__":

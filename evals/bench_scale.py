@@ -59,6 +59,7 @@ WARMUP = 20
 CANDIDATES = 40  # settings.candidates
 RRF_K = 60  # reciprocal-rank constant (Cormack et al. 2009; LlamaIndex's default)
 _WORD = re.compile(r"\S+")
+FINGERPRINT = "onnx:all-MiniLM-L6-v2-int8"  # the embedder the synthetic stores are built with (pool vectors of it)
 
 
 def source_texts() -> list[str]:
@@ -68,6 +69,25 @@ def source_texts() -> list[str]:
 
     texts += [rec.text for p in iter_files([ROOT / "data" / "abstracts"]) for rec in load_file(p)[0]]
     return texts
+
+
+def source_vocab(texts: list[str]) -> list[str]:
+    """The words ``perturb`` draws replacements from: every alphabetic word of the source texts."""
+    return sorted({w for t in texts for w in _WORD.findall(t) if w.isalpha()})
+
+
+def scifact_queries() -> list[str]:
+    """The SciFact claims, in file order (the benches' query set)."""
+    rows = (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["text"] for line in rows]
+
+
+def emit(result: Any, json_path: Path | None) -> int:
+    """A bench's last step: its figures printed as JSON, and written to ``--json`` when given; exit 0."""
+    print(json.dumps(result, indent=2))
+    if json_path:
+        json_path.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
 
 
 def perturb(text: str, rng: random.Random, vocab: list[str]) -> str:
@@ -198,12 +218,11 @@ def measure_only(work: Path) -> dict[str, Any]:
     """Time the search of an index an earlier run left (``--measure``): a fresh server on it."""
     from evals.chroma_server import ChromaServer
 
-    rows = [json.loads(line) for line in (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
     started = time.perf_counter()
     server = ChromaServer(work / "chroma").start(timeout=600)
     try:
         ready = time.perf_counter() - started
-        row = measure_search(work, server.port, [r["text"] for r in rows][:QUERIES])
+        row = measure_search(work, server.port, scifact_queries()[:QUERIES])
         return {"server_start_s": ready, **row, "server_rss_mib": rss_mib(server.proc.pid) if server.proc else 0.0}
     finally:
         server.stop()
@@ -233,16 +252,15 @@ def run_sizes(sizes: list[int], work: Path, small: int = 0, resume: bool = False
     from ingest.pipeline import ingest_paths
 
     texts = source_texts()
-    vocab = sorted({w for t in texts for w in _WORD.findall(t) if w.isalpha()})
-    rows = [json.loads(line) for line in (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
-    queries = [r["text"] for r in rows][:QUERIES]
+    vocab = source_vocab(texts)
+    queries = scifact_queries()[:QUERIES]
     pool, _ = cached_vectors(work, texts, queries)
     per_doc = np.mean([len(chunk_text(t, lambda s: len(s.split()) * 4 // 3)) for t in texts[:500]])
     server = ChromaServer(work / "chroma").start()
     results = []
     try:
         settings = Settings(data_dir=work / "app", chroma_host="127.0.0.1", chroma_port=server.port)
-        store = Store(settings, "onnx:all-MiniLM-L6-v2-int8")
+        store = Store(settings, FINGERPRINT)
         embedder, (files, docs) = PoolEmbedder(pool), (existing_parts(work) if resume else ([], 0))
         for size in sizes:
             target = int(round(size / per_doc))
