@@ -16,6 +16,7 @@ import shutil  # noqa: E402
 from collections import deque  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 from fake_openai import fake_openai  # noqa: E402,F401  (fixture: an OpenAI-compatible server on 127.0.0.1)
@@ -24,6 +25,7 @@ from local_model import model_settings  # noqa: E402,F401  (fixture: the real pa
 from assistant import Assistant  # noqa: E402
 from assistant.backends import ChatModel, LLMError, register, unregister  # noqa: E402
 from assistant.settings import DEFAULT_CORPUS  # noqa: E402
+from assistant.types import Answer  # noqa: E402
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -80,6 +82,18 @@ class MockChatModel(ChatModel):
         reply = self.replies.popleft()
         text = reply(messages) if callable(reply) else reply
         yield from (piece for piece in re.split(r"(?<=\s)", text) if piece)
+
+
+def streamed(assistant: Assistant, question: str, **kw: Any) -> tuple[str, Answer | None]:
+    """What ``assistant.stream`` showed (its text pieces joined) and the final Answer it gave."""
+    parts: list[str] = []
+    answer = None
+    for item in assistant.stream(question, **kw):
+        if isinstance(item, str):
+            parts.append(item)
+        else:
+            answer = item
+    return "".join(parts), answer
 
 
 @pytest.fixture()

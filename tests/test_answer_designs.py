@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from conftest import streamed
+
 from assistant import Assistant
 from assistant.engine import DECLINED_REASON
 from assistant.ui_render import render_answer
@@ -24,24 +26,13 @@ def with_design(corpus_dir: Path, design: str) -> Assistant:
     return Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": design}})
 
 
-def streamed(assistant: Assistant, question: str) -> tuple[str, Any]:
-    parts: list[str] = []
-    answer = None
-    for item in assistant.stream(question, backend="mock"):
-        if isinstance(item, str):
-            parts.append(item)
-        else:
-            answer = item
-    return "".join(parts), answer
-
-
 def test_lead_sentence_then_extractions_sentences_quoted(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
     def lead(messages: list[dict[str, str]]) -> str:
         first = numbered(messages)[1].rstrip(".")
         return f"In short, {first[0].lower()}{first[1:]} [1]"
 
     mock_model.enqueue(lead)
-    text, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)
+    text, answer = streamed(with_design(corpus_dir, "lead"), QUESTION, backend="mock")
     extracted = corpus.ask(QUESTION, backend="extractive")
     assert answer.backend == "mock" and not answer.refused and answer.fallback_reason is None
     head, _, quotes = answer.text.partition("\n\n")
@@ -56,7 +47,7 @@ def test_lead_sentence_then_extractions_sentences_quoted(corpus_dir: Path, corpu
 
 def test_lead_decline_is_heard(corpus_dir: Path, mock_model: Any) -> None:
     mock_model.enqueue("NOT IN SOURCES")
-    text, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)
+    text, answer = streamed(with_design(corpus_dir, "lead"), QUESTION, backend="mock")
     assert answer.fallback_reason == DECLINED_REASON and answer.caveat and answer.citations
     assert "NOT IN SOURCES" not in text  # the decline is never streamed to the reader
 
@@ -69,7 +60,7 @@ def test_pick_answers_with_the_named_sentences_verbatim_in_its_order(corpus_dir:
         return "2 1"
 
     mock_model.enqueue(pick)
-    _, answer = streamed(with_design(corpus_dir, "pick"), QUESTION)
+    _, answer = streamed(with_design(corpus_dir, "pick"), QUESTION, backend="mock")
     assert len(seen) >= 2 and answer.backend == "mock"
     assert [s.text for s in answer.sentences] == [seen[2], seen[1]]
     assert all(s.supported for s in answer.sentences)
@@ -77,12 +68,12 @@ def test_pick_answers_with_the_named_sentences_verbatim_in_its_order(corpus_dir:
 
 def test_pick_none_is_a_decline(corpus_dir: Path, mock_model: Any) -> None:
     mock_model.enqueue("none")
-    _, answer = streamed(with_design(corpus_dir, "pick"), QUESTION)
+    _, answer = streamed(with_design(corpus_dir, "pick"), QUESTION, backend="mock")
     assert answer.fallback_reason == DECLINED_REASON and answer.caveat
 
 
 def test_a_model_that_fails_falls_back_to_extraction(corpus_dir: Path, mock_model: Any) -> None:
-    _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)  # nothing enqueued: LLMError
+    _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION, backend="mock")  # nothing enqueued: LLMError
     assert answer.backend == "mock→extractive" and answer.citations
 
 
@@ -93,6 +84,6 @@ def test_a_lead_naming_what_it_was_not_shown_is_left_out(corpus_dir: Path, corpu
         return "Ring Attention++ distributes long sequences across multiple devices. [1]"
 
     mock_model.enqueue(lead)
-    _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION)
+    _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION, backend="mock")
     assert "Ring Attention++" not in answer.text and "\n\n" not in answer.text
     assert answer.text == corpus.ask(QUESTION, backend="extractive").text

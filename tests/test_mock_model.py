@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import MockChatModel
+from conftest import MockChatModel, streamed
 
 from assistant import Assistant
 from assistant.backends import available_backends, make_chat_model, names, resolve
@@ -29,15 +29,9 @@ def test_registered_mock_is_a_backend_but_never_the_default(mock_model: MockChat
 def test_answer_comes_from_the_mock_and_is_verified(mock_model: MockChatModel, corpus: Assistant) -> None:
     question = "How does FlashAttention reduce memory reads and writes?"
     mock_model.enqueue(_first_excerpt_sentence)
-    streamed = []
-    answer = None
-    for item in corpus.stream(question, backend="mock"):
-        if isinstance(item, str):
-            streamed.append(item)
-        else:
-            answer = item
+    text, answer = streamed(corpus, question, backend="mock")
     assert answer is not None and answer.backend == "mock" and not answer.refused
-    assert "".join(streamed).strip().endswith("[1]")  # the model's words were streamed as they came
+    assert text.strip().endswith("[1]")  # the model's words were streamed as they came
     assert answer.citations and answer.citations[0].evidence
     assert all(s.supported for s in answer.sentences)
     assert answer.usage["model"] == "mock-model" and answer.usage["prompt_tokens"] > 0
