@@ -3,21 +3,35 @@ named papers, or an overview of a topic.
 
 Decided from how English asks these things, never from any evaluation question:
 
-- **list**: an interrogative determiner with a *plural* noun that denotes works as its head
-  ("Which papers…", "What abstracts…", "Which two works…", "How many studies…"), an imperative that
-  asks for works ("List / Name / Find / Show (me) the papers…"), an existential ("Are there papers
-  on…"), or a follow-up that picks out of the previous list ("Which of these / them / those…",
-  only when the previous answer was a list). Grammatical number carries the asker's expectation:
-  "Which work proposes X?" (singular) expects one paper and stays a fact question, and a plural
-  head that is the *object* of another subject (do-support after the noun: "How many papers does
-  the survey review?", unless that subject is the collection; or a named subject after a form of
-  be / have: "How many documents was PaECTER tuned on?") asks about one paper's content — a fact.
+- **list**: a plural noun for written works as the head of an interrogative determiner ("Which
+  papers…", "What abstracts…", "Which two works…", "How many studies…", "What are the papers
+  on…"), of an imperative or a request ("List / Name / Find / Show me the papers…", "I'm looking
+  for work on…"), of an existential ("Are there papers on…", "Is there any research on…", "Do any
+  papers here…", "Does the collection have anything on…"), or alone as the question ("Papers on
+  X?"). A plural noun for *methods* (methods, approaches, models, techniques…) asks about the
+  collection when the question places it there (a collection locative: "in this collection",
+  "here", "in the corpus", "among these papers"), when it asks what exists ("What methods exist
+  for…", "are there"), when it is in the present perfect, which English uses for the state of a
+  field ("Which approaches have been proposed for…"), or when it is a present-tense plural
+  question not anchored to one work ("Which models use RoPE?", but "What techniques are used in
+  FlashAttention?" and "What methods does FlashAttention use?" ask about one paper's content).
+  Grammatical number carries the asker's expectation: "Which work proposes X?" (singular)
+  expects one paper and stays a fact question, and a plural head that is the *object* of another
+  subject (do-support after the noun: "How many papers does the survey review?", unless that
+  subject is the collection; or a named subject after a form of be / have) asks about one paper.
+  A **follow-up** picks out of the previous list ("Which of these / them / those papers…", "Of
+  these, which…", "Do any of them…", "Which ones…", only when the previous answer was a list);
+  "What about X?" after a list asks the same list question of X.
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
-  "how do A and B differ / compare", "(the) difference(s) between A and B", "A vs. B" — with two
-  or more names (``assistant.grounding.names``). "X compared to Y" inside another question is a
-  fact about one paper and is not a comparison frame.
-- **overview**: "what is known about X", "what has been tried / done / proposed for X",
-  "(an) overview of X", "summarise the work on X", "what do the papers say about X".
+  "how do A and B differ / compare", "how does A differ from / compare to B", "in what ways do A
+  and B differ", "what distinguishes A from B", "(the) difference(s) / similarities between A and
+  B", "what do A and B have in common", "A vs. B", "which is better, A or B" — with two or more
+  names (``assistant.grounding.names``). "X compared to Y" inside another question is a fact
+  about one paper and is not a comparison frame.
+- **overview**: "what is known (here) about X", "what has been tried / done / proposed for X",
+  "what have researchers tried for X", "(give me an) overview / summary / survey of X",
+  "summarise / survey the work on X", "what do the papers (here) say about X", "how has X been
+  approached", "the state of the art on X", "what are the main approaches to X".
 
 Everything else is a fact question. The evidence guard (a comparison needs its names in distinct
 abstracts) is applied where the abstracts are known: ``assistant.collection``.
@@ -33,38 +47,99 @@ from assistant.grounding import names
 FACT, LIST, COMPARE, OVERVIEW = "fact", "list", "compare", "overview"
 SHAPES = (FACT, LIST, COMPARE, OVERVIEW)
 
-# Plural nouns English uses for written works (a closed set of the language, not of any question).
+# Plural nouns English uses for written works, and for what works propose (closed sets of the
+# language, not of any question); mass nouns for a body of writing.
 _WORKS = r"(?:papers|abstracts|works|studies|articles|publications|preprints|entries|documents|sources|ones)"
+_METHODS = r"(?:methods|approaches|models|techniques|frameworks|architectures|algorithms|systems|strategies|solutions)"
+_MASS = r"(?:work|research|literature|anything|something)"
 _NUMBER = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|some|all|\d+)"
-_MOD = r"(?:[\w-]+\s+){0,3}?"  # a few modifiers between the determiner and the head noun
-_WH_LIST = re.compile(rf"^\s*(?:so\s+|and\s+|then\s+)?(?:which|what|how\s+many)\s+(?:{_NUMBER}\s+)?{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
-_IMPERATIVE = re.compile(rf"^\s*(?:please\s+)?(?:list|name|find|show(?:\s+me)?|give\s+me|enumerate)\s+(?:me\s+)?"
-                         rf"(?:(?:all|the|any|every|each)\s+)*(?:{_NUMBER}\s+)?{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
-_EXISTENTIAL = re.compile(rf"^\s*(?:are|is)\s+there\s+(?:any\s+|other\s+|more\s+)*{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
-_OF_THESE = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what|how\s+many)\s+of\s+(?:these|those|them|the\s+(?:above|listed)\b|the\s+\w+\s+(?:listed|above))(?P<rest>.*)$", re.I)
+# A few modifiers between the determiner and the head noun; a singular noun for a work or a method,
+# or for a kind ("what type of models"), is itself the head ("Which technique allows diffusion
+# models…", "What method can pre-trained models use…"): one thing asked for, a fact.
+_SINGULAR = (r"(?:paper|abstract|work|study|article|method|approach|model|technique|framework|architecture|algorithm|"
+             r"system|strategy|solution|type|kind|sort|form|class|one)")
+# A preposition or an auxiliary is no modifier ("What about diffusion models?" has no head noun).
+_NOT_MOD = r"(?:about|on|of|in|for|with|to|by|from|among|is|are|was|were|do|does|did|has|have|had|can|could|would|should)"
+_MOD = rf"(?:(?!(?:{_SINGULAR}|{_NOT_MOD})\b)[\w-]+\s+){{0,3}}?"
+_LEAD = r"^\s*(?:so\s+|and\s+|then\s+|ok(?:ay)?,?\s+|now,?\s+)?"
+_COLL = r"(?:collection|corpus|library|index|set|database)"
+_THESE = rf"(?:these|those|them|the\s+(?:above|listed|previous)(?:\s+(?:{_WORKS}|{_METHODS}))?|the\s+\w+\s+(?:listed|above)|the\s+(?:{_WORKS}|{_METHODS})\s+(?:listed|above))"
+# Where a question places its works in the collection.
+_LOCATIVE = re.compile(
+    rf"\s*\b(?:here|in\s+(?:the|this|my|your|our)\s+{_COLL}|of\s+the\s+{_COLL}|across\s+(?:the|this|my)\s+{_COLL}"
+    rf"|among\s+(?:(?:these|those)(?:\s+{_WORKS})?|them|the\s+{_WORKS})|in\s+(?:these|the)\s+(?:{_WORKS}|literature)"
+    rf"|you\s+have|that\s+you\s+have|the\s+{_COLL}\s+(?:has|holds|contains))\b", re.I)
+
+_WH_LIST = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?)?(?:{_NUMBER}\s+)?"
+                      rf"(?:(?:of|among)\s+(?:the|these|those)\s+)?{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
+_WH_METHODS = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s+(?:(?P<the>the\s+)|some\s+|any\s+)?)?(?:{_NUMBER}\s+)?"
+                         rf"{_MOD}{_METHODS}\b(?P<rest>.*)$", re.I)
+_IMPERATIVE = re.compile(rf"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name|find|show(?:\s+me)?|give\s+me|enumerate|"
+                         rf"point\s+me\s+to|recommend|suggest|pull\s+up|search\s+for|look\s+for|get\s+me)\s+(?:me\s+)?"
+                         rf"(?:(?:all|the|any|every|each|some)\s+)*(?:{_NUMBER}\s+)?{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
+_REQUEST = re.compile(rf"^\s*(?:i(?:'m|\s+am)\s+(?:looking|searching)\s+for|i\s+(?:need|want)|i'd\s+like|looking\s+for|searching\s+for)\s+"
+                      rf"(?:(?:all|the|any|some)\s+)*{_MOD}(?:{_WORKS}|{_MASS})\b(?P<rest>.*)$", re.I)
+_EXISTENTIAL = re.compile(rf"^\s*(?:are|is)\s+there\s+(?:any\s+|other\s+|more\s+|some\s+)*{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
+_DO_ANY = re.compile(rf"^\s*(?:do|does|did)\s+(?:any|some)\s+(?:of\s+the\s+)?{_MOD}(?:{_WORKS}|paper|abstract|study|work|article)\b(?P<rest>.*)$", re.I)
+_HAVE = re.compile(rf"^\s*(?:what\s+)?(?:do(?:es)?\s+)?(?:you|the\s+{_COLL}|this\s+{_COLL}|my\s+{_COLL})\s+(?:have|hold|contain|include)\s+"
+                   rf"(?:(?:any|some)\s+)?(?:{_MOD}{_WORKS}|{_MASS})?\b(?P<rest>.*)$", re.I)
+_WHAT_THERE = re.compile(r"^\s*what(?:'s|\s+is)\s+there\s+(?P<rest>.*)$", re.I)
+_BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)
+_OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+{_THESE}(?:\s+(?:{_WORKS}|{_METHODS}))?"
+                       rf"|(?:do|does|did|are|is|were|was)\s+(?:any|some|all|none|either|both)\s+of\s+{_THESE}"
+                       rf"|(?:of|among)\s+{_THESE},?\s+(?:which|what|how\s+many)(?:\s+ones?|\s+{_WORKS})?"
+                       rf"|which\s+ones?|which\s+(?:these|those)\s+(?:{_WORKS}|{_METHODS})?)\b(?P<rest>.*)$", re.I)
+_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$", re.I)
+_COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
+# A superlative picks one: "Which of them scales to the largest…" asks for one paper.
+_SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
 _AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had)\s+(?P<subject>.*)$", re.I)
+# What exists, and the present perfect: the state of a field ("what methods exist / have been proposed").
+_EXISTS = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:(?:are|is)\s+there|exist|are\s+available|(?:have|has)\s+been\b|(?:have|has)\s+\w+ed\b)", re.I)
+_PAST = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:were|was|did|had|\w+ed)\b", re.I)
+# One work's content: a name or a definite singular work after a preposition ("used in FlashAttention").
+_ONE_WORK = re.compile(r"\b(?:the|this|that|its|their)\s+(?:paper|study|work|article|abstract|authors?|proposed|method|model|approach|framework)\b"
+                       r"|\b(?:it|its)\b", re.I)
+_ANCHOR_PREPS = re.compile(r"\b(?:in|by|of|from|within|against|than|with|behind|underlying|into)\s+(?:the\s+)?$", re.I)
 
 _COMPARE = [
-    re.compile(r"^\s*(?:please\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
-    re.compile(r"^\s*how\s+(?:do|does|did)\b(?P<rest>.*?)\b(?:differ|compare|contrast)\b.*$", re.I),
-    re.compile(r"\bdifferences?\s+between\b(?P<rest>.*)$", re.I),
+    re.compile(r"^\s*(?:please\s+|can\s+you\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
+    re.compile(r"^\s*(?:how|in\s+what\s+(?:ways?|respects?|sense))\s+(?:do|does|did|is|are)\b(?P<rest>.*?\b(?:differ|different|compare|contrast|stack\s+up)\b.*)$", re.I),
+    re.compile(r"^\s*what\s+(?:distinguishes|separates|sets)\b(?P<rest>.*)$", re.I),
+    re.compile(r"\b(?:differences?|similarit(?:y|ies)|contrast|distinction)\s+between\b(?P<rest>.*)$", re.I),
+    re.compile(r"^\s*what\s+do\b(?P<rest>.*)\bhave\s+in\s+common\b.*$", re.I),
+    re.compile(r"^\s*which\s+(?:one\s+)?(?:is|performs|works|scales|does)\b[^,]*,\s*(?P<rest>.+\bor\b.+)$", re.I),
     re.compile(r"(?P<rest>.*\S\s+(?:vs\.?|versus)\s+\S.*)$", re.I),
 ]
+_PROPERTY = re.compile(r"\w's\s+\w+|\bthat\s+of\b", re.I)
+_KNOWN = r"(?:known|learned|learnt|found|reported|shown|said|written|published|understood)"
+_DONE = r"(?:tried|done|proposed|studied|explored|attempted|suggested|developed|achieved|investigated|published|written)"
+_SAY = r"(?:say|report|show|find|conclude|tell(?:\s+us)?|suggest|claim|write)"
+_WHO = rf"(?:{_WORKS}|researchers|people|authors|the\s+field|the\s+community|the\s+literature|the\s+{_COLL})"
+_HERE = rf"(?:\s+(?:here|in\s+(?:the|this|my|your)\s+{_COLL}))?"
+_ON = r"(?:about|on|regarding|concerning|of|for|to|in|towards|with)"
+_BODY = r"(?:\s+(?:the\s+)?(?:work|research|papers|abstracts|literature|findings|results|state\s+of\s+the\s+art)\s+(?:on|about|in|of|for|regarding))?"
 _OVERVIEW = re.compile(
-    r"^\s*(?:what\s+(?:is|has\s+been|was)\s+(?:known|learned|learnt|found|reported|shown)\s+(?:about|on|regarding)"
-    r"|what\s+(?:has|have)\s+been\s+(?:tried|done|proposed|studied|explored)\s+(?:for|on|about|to|in)"
-    r"|what\s+do\s+(?:the\s+)?(?:papers|abstracts|works|studies|sources)\s+(?:say|report|show)\s+(?:about|on)"
-    r"|(?:give\s+(?:me\s+)?)?(?:an?\s+)?(?:overview|summary|survey)\s+of"
-    r"|summari[sz]e\s+(?:the\s+)?(?:work|research|papers|abstracts|literature|findings)\s+(?:on|about|in))"
-    r"\s+(?P<rest>.+)$", re.I)
+    rf"^\s*(?:(?:please\s+|can\s+you\s+)?(?:summari[sz]e|sum\s+up)\s+)?(?:what\s+(?:is|has\s+been|was)\s+{_KNOWN}(?:\s+so\s+far)?{_HERE}\s+(?:about|on|regarding|concerning|of)"
+    rf"|what\s+(?:has|have)\s+been\s+{_DONE}(?:\s+so\s+far)?\s+{_ON}"
+    rf"|what\s+(?:has|have)\s+(?:the\s+)?{_WHO}\s+(?:{_DONE}|found|shown|said|reported)\s+{_ON}"
+    rf"|what\s+do(?:es)?\s+(?:the\s+)?{_WHO}{_HERE}\s+{_SAY}\s+(?:about|on|regarding|concerning)"
+    rf"|(?:(?:please\s+|can\s+you\s+)?(?:give|provide|write)\s+(?:me\s+|us\s+)?)?(?:an?\s+)?(?:(?:brief|short|quick|high-level|general)\s+)?"
+    rf"(?:overview|summary|survey|review|rundown)\s+(?:of|on){_BODY}"
+    rf"|(?:please\s+|can\s+you\s+)?(?:summari[sz]e|sum\s+up|survey|review|overview)\s+(?:the\s+)?(?:work|research|papers|abstracts|literature|findings|results)\s+(?:on|about|in|of|for|regarding)"
+    rf"|tell\s+me\s+about\s+(?:the\s+)?(?:work|research|papers|literature)\s+(?:on|about|in)"
+    rf"|what\s+is\s+the\s+state\s+of\s+(?:the\s+art|research|the\s+field|work)\s+(?:on|in|for|regarding)"
+    rf"|what\s+are\s+(?:the\s+)?(?:main|major|key|different|various|principal|common|existing)\s+{_METHODS}\s+(?:to|for|in|on|towards))"
+    rf"\s+(?P<rest>.+)$", re.I)
+_HOW_HAS = re.compile(r"^\s*how\s+(?:has|have)\s+(?P<rest>.+?)\s+been\s+(?:approached|tackled|addressed|studied|handled|solved|improved)\b.*$", re.I)
 
 # The frame before the topic. After a works noun English puts a preposition ("papers on X") or a
 # predicate: an optional relative word and auxiliaries, then one verb ("that have studied X",
 # "study X", "are about X"), then prepositions and determiners.
-_PLACE = re.compile(r"^(?:here|in\s+(?:the|this|my)\s+(?:collection|corpus|library)|of\s+the\s+(?:collection|corpus))\s+", re.I)
-_PREPS = re.compile(r"^(?:(?:about|on|of|with|for|to|in|into|at|by|regarding|concerning|a|an|the|any|some|there)\s+)+", re.I)
+_PREPS = re.compile(r"^(?:(?:about|on|of|with|for|to|in|into|at|by|regarding|concerning|related|a|an|the|any|some|there)\s+)+", re.I)
 _NEXT_CLAUSE = re.compile(r"(?:[,;:]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+)\b(?:what|how|which|why|when|where|who|do|does|did|is|are|was|were)\b.*$", re.I)
-_PREDICATE = re.compile(r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|have|has|had|can|also)\s+)*[\w-]+\s+", re.I)
+_PREDICATE = re.compile(r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|have|has|had|can|also|been)\s+)*[\w-]+\s+", re.I)
+_TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all)$", re.I)
 
 
 @dataclass
@@ -83,19 +158,24 @@ def _clean(text: str) -> str:
     return " ".join(text.strip().rstrip("?.!").split())
 
 
+def _unplaced(text: str) -> str:
+    return _clean(_LOCATIVE.sub(" ", text))
+
+
 def _topic(rest: str) -> str:
     """The topic after the frame: "here study state space models" -> "state space models"."""
-    rest = _PLACE.sub("", _NEXT_CLAUSE.sub("", _clean(rest)))
+    rest = _TAIL.sub("", _unplaced(_NEXT_CLAUSE.sub("", _clean(rest))))
     if _PREPS.match(rest):
         topic = _PREPS.sub("", rest, count=1)
     else:
         topic = _PREPS.sub("", _PREDICATE.sub("", rest, count=1), count=1)
-    return topic.strip() or rest
+    return _TAIL.sub("", topic.strip()) or rest
 
 
 def _named_subject(rest: str) -> bool:
     """An auxiliary right after the head noun, then a name: the noun is the object of that named
     subject ("What datasets does FlashAttention use?", "How many documents was PaECTER tuned on?")."""
+    rest = _COORD.sub("", rest)
     m = _AUX_AFTER_HEAD.match(rest)
     if not m:
         return False
@@ -107,23 +187,70 @@ def _named_subject(rest: str) -> bool:
     return bool(found) and subject.startswith(found[0])
 
 
-def detect(question: str, previous_was_list: bool = False) -> Shape:
-    """The question's shape (see the module docstring). ``previous_was_list``: the previous answer
-    of the conversation was a list (a "which of these…" follow-up picks from it)."""
-    q = " ".join((question or "").split())
+def _one_work(rest: str) -> bool:
+    """The predicate is about one work: a definite singular work ("the paper", "its"), or a name
+    after a preposition ("used in FlashAttention", "compared with Mamba")."""
+    if _ONE_WORK.search(rest):
+        return True
+    text = "The " + rest
+    return any(_ANCHOR_PREPS.search(text[: text.find(n)]) for n in names(text) if n in text)
+
+
+def _methods_list(question: str, rest: str, finite: bool = True) -> bool:
+    """A plural methods noun asks about the collection (module docstring). ``finite``: a verb after
+    the noun is the question's own (a wh-question); after an imperative or "there are" it heads a
+    reduced relative ("the methods proposed for X"), no past-tense report."""
+    rest = _COORD.sub("", rest)
+    if _named_subject(rest) or re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):
+        return bool(_LOCATIVE.search(question)) and not _named_subject(rest)
+    if _LOCATIVE.search(question) or _EXISTS.match(rest):
+        return True
+    return not (finite and _PAST.match(rest)) and not _one_work(rest)
+
+
+def _list(q: str, previous_was_list: bool) -> Shape | None:
     if previous_was_list and (m := _OF_THESE.match(q)):
-        return Shape(LIST, _topic(m.group("rest")), follow_up=True)
-    if m := _OVERVIEW.match(q):  # its frames are specific: "what do the papers say about" is no list
-        return Shape(OVERVIEW, _clean(m.group("rest")))
-    for pattern in (_WH_LIST, _IMPERATIVE, _EXISTENTIAL):
+        return None if _SUPERLATIVE.search(m.group("rest")) else Shape(LIST, _topic(m.group("rest")), follow_up=True)
+    if previous_was_list and (m := _WHAT_ABOUT.match(q)):
+        return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
+    if (m := _WH_LIST.match(q)) and not _named_subject(m.group("rest")):
+        return Shape(LIST, _topic(m.group("rest")))
+    if (m := _WH_METHODS.match(q)) and (_LOCATIVE.search(q) or not m.group("the")) and _methods_list(q, m.group("rest")):
+        # "What are the (two main) models…": a definite plural is a set the context fixes (one work's)
+        return Shape(LIST, _topic(m.group("rest")))
+    for pattern in (_IMPERATIVE, _EXISTENTIAL):
         m = pattern.match(q)
-        if m and not (pattern is _WH_LIST and _named_subject(m.group("rest"))):
+        if m and (not re.fullmatch(_METHODS, m.group("noun"), re.I) or _methods_list(q, m.group("rest"), finite=False)):
             return Shape(LIST, _topic(m.group("rest")))
+    for pattern in (_REQUEST, _DO_ANY, _HAVE, _WHAT_THERE, _BARE):
+        m = pattern.match(q)
+        if m and (pattern not in (_HAVE, _WHAT_THERE) or re.match(r"\s*(?:on|about|regarding|concerning|related)\b", m.group("rest"), re.I)):
+            return Shape(LIST, _topic(m.group("rest")))
+    return None
+
+
+def _compare(q: str) -> Shape | None:
     for pattern in _COMPARE:
         m = pattern.search(q)
+        if m and pattern is _COMPARE[1] and _PROPERTY.search(m.group("rest")):
+            continue  # "How does Mamba's performance compare to that of…": a property, one paper's report
         if m:
             # "The" keeps a first word from reading as a sentence opener; "vs." is no full stop
             found = names("The " + re.sub(r"\b(vs|versus)\.", r"\1", m.group("rest")))
             if len(found) >= 2:
                 return Shape(COMPARE, _clean(m.group("rest")), names=found)
-    return Shape(FACT)
+    return None
+
+
+def detect(question: str, previous_was_list: bool = False) -> Shape:
+    """The question's shape (see the module docstring). ``previous_was_list``: the previous answer
+    of the conversation was a list (a "which of these…" follow-up picks from it)."""
+    q = " ".join((question or "").split())
+    if previous_was_list and _OF_THESE.match(q):
+        return _list(q, True) or Shape(FACT)
+    if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
+        return Shape(OVERVIEW, topic)  # its frames are specific: "what do the papers say about" is no list
+    if m := _HOW_HAS.match(q):
+        return Shape(OVERVIEW, _unplaced(m.group("rest")))
+    shape = _list(q, previous_was_list) or _compare(q) or Shape(FACT)
+    return shape if shape.kind in (FACT, COMPARE) or shape.topic else Shape(FACT)  # a list of nothing named is no list

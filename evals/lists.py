@@ -290,7 +290,7 @@ def fit(data_dir: str | None = None, folds: int = 5) -> dict[str, Any]:
     return result
 
 
-def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "lists")) -> dict[str, Any]:
+def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "calibration", "lists")) -> dict[str, Any]:
     """The shape detector's answer (from the question's words alone) per split and question type; a
     follow-up counts its previous question's detected shape as the previous answer's."""
     from assistant.shape import LIST, detect

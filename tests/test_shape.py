@@ -72,3 +72,109 @@ def test_do_support_makes_the_works_noun_an_object() -> None:
     assert detect("How many papers does the survey of Mamba models review?").kind == FACT
     assert detect("Which papers does the collection have on mixture of experts?").topic == "mixture of experts"
     assert detect("Which papers are about Mamba?").kind == LIST
+
+
+# --- how else English asks about a collection (phrasings made up for these tests) ------------------
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What methods in this collection reduce the memory of the KV cache?", "memory of the KV cache"),
+    ("Which approaches here handle long documents?", "long documents"),
+    ("What techniques have been proposed for pruning attention heads?", "pruning attention heads"),
+    ("Which models use rotary position embeddings?", "rotary position embeddings"),
+    ("What approaches exist for detecting hallucinations?", "detecting hallucinations"),
+    ("Are there any techniques for quantizing activations?", "quantizing activations"),
+    ("Is there any work on protein folding in the corpus?", "protein folding"),
+    ("Do any papers here discuss federated learning?", "federated learning"),
+    ("Does the collection have anything on curriculum learning?", "curriculum learning"),
+    ("Do you have papers about speech recognition?", "speech recognition"),
+    ("Papers on graph neural networks?", "graph neural networks"),
+    ("Anything on sparse autoencoders?", "sparse autoencoders"),
+    ("I'm looking for papers on contrastive learning.", "contrastive learning"),
+    ("Show me work on tokenization.", "tokenization"),
+    ("What are some papers on instruction tuning?", "instruction tuning"),
+    ("What is there on active learning in this collection?", "active learning"),
+    ("Which studies among these papers evaluate on ImageNet?", "ImageNet"),
+    ("List the methods proposed for low-rank adaptation.", "low-rank adaptation"),
+    ("What models in the corpus are trained with reinforcement learning?", "reinforcement learning"),
+])
+def test_collection_phrasings_are_lists(question: str, topic: str) -> None:
+    shape = detect(question)
+    assert shape.kind == LIST and shape.topic == topic and not shape.follow_up
+
+
+@pytest.mark.parametrize("question", [
+    "What techniques are used in Ring Attention?",  # a name after a preposition: one work's content
+    "Which models were used as baselines for Zebra?",  # past tense: one paper's report
+    "How many models did the authors evaluate?",
+    "What approaches does the paper compare against?",
+    "Which architectures are compared with FlashAttention?",
+    "What models does the proposed method outperform?",
+    "What are the two models combined in the hybrid?",  # a definite plural: a set the context fixes
+    "Which technique allows diffusion models to interpolate?",  # singular head before a plural noun
+    "What kind of models clean up noisy satellite images?",  # "kind of": one category asked for
+    "How many layers and heads did the distilled model keep?",
+    "Is there a paper that proposes ring attention?",  # singular: one paper
+])
+def test_one_work_phrasings_stay_facts(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What is known here about retrieval augmentation?", "retrieval augmentation"),
+    ("What has been proposed to speed up diffusion sampling?", "speed up diffusion sampling"),
+    ("What have researchers tried for reducing label noise?", "reducing label noise"),
+    ("Summarise the research on speculative decoding.", "speculative decoding"),
+    ("Survey the literature on model merging.", "model merging"),
+    ("Give me a brief overview of the work on continual learning.", "continual learning"),
+    ("What do the abstracts in this collection say about tokenization?", "tokenization"),
+    ("How has length generalization been approached?", "length generalization"),
+    ("What is the state of the art on text-to-SQL?", "text-to-SQL"),
+    ("What are the main approaches to model compression?", "model compression"),
+    ("Summarize what is known about grokking.", "grokking"),
+    ("What does the literature say about scaling laws?", "scaling laws"),
+])
+def test_overview_phrasings(question: str, topic: str) -> None:
+    shape = detect(question)
+    assert shape.kind == OVERVIEW and shape.topic == topic
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("How does Mamba differ from RetNet?", ["Mamba", "RetNet"]),
+    ("How does FlashAttention compare to Ring Attention?", ["FlashAttention", "Ring Attention"]),
+    ("In what ways do LoRA and QLoRA differ?", ["LoRA", "QLoRA"]),
+    ("What distinguishes RWKV from Hyena?", ["RWKV", "Hyena"]),
+    ("What are the similarities between BERT and ELECTRA?", ["BERT", "ELECTRA"]),
+    ("What do Mamba and S4 have in common?", ["Mamba", "S4"]),
+    ("Which is faster, Mamba or Hyena?", ["Mamba", "Hyena"]),
+    ("Contrast GPT-2 with BERT.", ["GPT-2", "BERT"]),
+])
+def test_comparison_phrasings(question: str, names: list[str]) -> None:
+    shape = detect(question)
+    assert shape.kind == COMPARE and shape.names == names
+
+
+def test_a_property_compared_is_one_papers_fact() -> None:
+    assert detect("How does Mamba's accuracy compare to that of Hyena?").kind == FACT
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Which of these papers report speed-ups?", "speed-ups"),
+    ("Of these, which use a GPU?", "GPU"),
+    ("Do any of them release code?", "code"),
+    ("Which ones evaluate on ImageNet?", "ImageNet"),
+    ("Among those, which report accuracy?", "accuracy"),
+])
+def test_follow_ups_on_a_list(question: str, topic: str) -> None:
+    shape = detect(question, previous_was_list=True)
+    assert shape.kind == LIST and shape.follow_up and shape.topic == topic
+
+
+@pytest.mark.parametrize("question", ["Of these, which use a GPU?", "Do any of them release code?", "Among those, which report accuracy?"])
+def test_a_pronoun_follow_up_needs_a_previous_list(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+def test_list_follow_up_edges() -> None:
+    assert detect("Which of them reaches the highest accuracy?", previous_was_list=True).kind == FACT  # a superlative picks one
+    shape = detect("What about diffusion models?", previous_was_list=True)
+    assert shape.kind == LIST and shape.topic == "diffusion models" and not shape.follow_up
+    assert detect("What about diffusion models?").kind == FACT
