@@ -30,6 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from evals.data import DATASETS_DIR, EVALS_DIR, LISTS_PATH, load_for_tuning, resolve_anchors
+from evals.lists_metrics import (
+    _summary,
+    agg_lists,
+    expected_shape,
+    format_lists,
+    list_record,
+    scores,
+)
+
+__all__ = ["agg_lists", "expected_shape", "format_lists", "list_record", "scores"]  # the harness imports them from here
 
 META_PATH = DATASETS_DIR / "lists.meta.json"
 FIT_PATH = EVALS_DIR / "fits" / "lists.json"
@@ -37,13 +47,25 @@ MIN_DF, MAX_DF = 3, 25  # sanity bounds: a list of at least three; at most displ
 MIN_ACRONYM = 3  # shorter acronyms (IR, CV, AI) are read as other things too: only their expansions count
 MAX_OVERLAP = 0.5  # sanity bound: two gold sets sharing half their works are one topic
 N_OVERVIEW, N_COMPARE = 15, 20
+N_FOLLOWUP = 15
+# One template per question, in turn. Besides the plain frames, the other ways English asks about a
+# collection (assistant/shape.py's docstring): a methods noun placed in the collection, do-any and
+# is-there-any existentials, the bare noun phrase, a request, and what the collection has.
 LIST_TEMPLATES = ["Which papers study {t}?", "Which abstracts mention {t}?", "List the papers on {t}.",
                   "What works in the collection deal with {t}?", "Are there papers about {t}?",
-                  "Which studies discuss {t}?"]
-OVERVIEW_TEMPLATES = ["What is known about {t}?", "Give an overview of {t}.", "What has been tried for {t}?"]
+                  "Which studies discuss {t}?", "What methods in this collection address {t}?",
+                  "Do any papers here discuss {t}?", "Is there any work on {t} in the corpus?", "Papers on {t}?",
+                  "I'm looking for papers about {t}.", "What does the collection have on {t}?",
+                  "Which approaches here use {t}?"]
+OVERVIEW_TEMPLATES = ["What is known about {t}?", "Give an overview of {t}.", "What has been tried for {t}?",
+                      "What is known here about {t}?", "What has been proposed for {t}?", "Summarise the research on {t}.",
+                      "What do the abstracts in this collection say about {t}?"]
 COMPARE_TEMPLATES = ["How do {a} and {b} differ?", "Compare {a} and {b}.", "What is the difference between {a} and {b}?",
-                     "{a} vs. {b}: how do they compare?"]
-SHAPED_TYPES = ("list", "compare", "overview")
+                     "{a} vs. {b}: how do they compare?", "How does {a} differ from {b}?", "What distinguishes {a} from {b}?",
+                     "In what ways do {a} and {b} differ?"]
+# A follow-up picks out of the list just given (only its works can answer).
+FOLLOWUP_TEMPLATES = ["Which of these mention {h}?", "Of these, which use {h}?", "Do any of them discuss {h}?",
+                      "Which ones report {h}?", "Among those, which involve {h}?"]
 
 
 # --- terms ----------------------------------------------------------------------------------------
@@ -88,6 +110,11 @@ def _holds(words: str, expansions: set[str], acronym: str | None, text: str) -> 
 
 def term_groups(works: dict[str, str]) -> list[dict[str, Any]]:
     """Topic groups of ``works`` (work id -> text) by the rules of the module docstring."""
+    return _choose(defined_groups(works))
+
+
+def defined_groups(works: dict[str, str]) -> list[dict[str, Any]]:
+    """Every defined term held by ``MIN_DF``..``MAX_DF`` works, before overlapping ones are dropped."""
     normal = {w: " ".join(_words(t)) for w, t in works.items()}
     found = []
     for acronym, expansions in sorted(defined_terms(works).items()):
@@ -99,7 +126,7 @@ def term_groups(works: dict[str, str]) -> list[dict[str, Any]]:
             if MIN_DF <= len(members) <= MAX_DF:
                 found.append({"term": _surface(sense, works), "acronym": acronym,
                               "expansions": sorted(sense), "acronym_counts": use is not None, "works": members})
-    return _choose(found)
+    return found
 
 
 def _surface(sense: set[str], works: dict[str, str]) -> str:
@@ -179,11 +206,32 @@ def build_rows(works: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, A
     for i, (a, b) in enumerate(pairs, 1):
         rows.append(row("compare", i, COMPARE_TEMPLATES[i % len(COMPARE_TEMPLATES)].format(a=named[a], b=named[b]), [a, b],
                         names=[named[a], named[b]]))
+    lists = {r["term"]: r["id"] for r in rows if r["type"] == "list"}
+    for i, (g, h, gold) in enumerate(followups(groups, defined_groups(works)), 1):
+        term = h["term"]
+        rows.append(row("followup", i, FOLLOWUP_TEMPLATES[i % len(FOLLOWUP_TEMPLATES)].format(h=term), gold, shape="list",
+                        previous=lists[g["term"]], term=term, acronym=h["acronym"],
+                        key_points=[term[:-1] if term.endswith("s") else term]))
     meta = {"groups_found": len(groups), "rows": Counter(r["type"] for r in rows), "works": len(works),
             "rules": {"MIN_DF": MIN_DF, "MAX_DF": MAX_DF, "MIN_ACRONYM": MIN_ACRONYM, "MAX_OVERLAP": MAX_OVERLAP},
             "groups": [{k: g[k] for k in ("term", "acronym", "expansions", "acronym_counts")} | {"n": len(g["works"])}
                        for g in groups]}
     return rows, meta
+
+
+def followups(groups: list[dict[str, Any]], found: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any], list[str]]]:
+    """(list group, second term, gold) for up to ``N_FOLLOWUP`` follow-ups: the gold is the list's
+    works that also hold a second defined term of unrelated words, at least two and not all of
+    them (the largest such share; ties by term)."""
+    out = []
+    for g in groups:
+        stems, ws = _stems_of(g["term"]), set(g["works"])
+        fits = [(sorted(ws & set(h["works"])), h) for h in found
+                if not stems & _stems_of(h["term"]) and 2 <= len(ws & set(h["works"])) < len(ws)]
+        if fits and len(out) < N_FOLLOWUP:
+            gold, h = max(fits, key=lambda x: (len(x[0]), [-ord(c) for c in x[1]["term"]]))
+            out.append((g, h, gold))
+    return out
 
 
 def _open(data_dir: str | None) -> Any:
@@ -218,7 +266,7 @@ WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 CUTOFFS = [round(0.2 + 0.01 * i, 2) for i in range(71)]
 
 
-def _features(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
+def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
     from assistant.collection import candidates
     from assistant.shape import detect
@@ -227,17 +275,11 @@ def _features(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
     out = []
     for q in questions:
         topic = detect(q.text).topic or q.text
-        cands = candidates(engine, topic, assistant.settings.collection.candidates)
+        cands = candidates(engine, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
         out.append({"id": q.id, "gold": set(q.gold), "baseline": base,
                     "cands": [(c.lexical, c.dense, c.doc.work_id) for c in cands]})
     return out
-
-
-def scores(picked: list[str], gold: set[str]) -> tuple[float, float]:
-    """(recall, precision) of the picked works against the gold set (precision 1 when none picked)."""
-    hit = len(set(picked) & gold)
-    return (hit / len(gold) if gold else 0.0), (hit / len(set(picked)) if picked else 1.0)
 
 
 def _pick(f: dict[str, Any], w: float, t: float) -> list[str]:
@@ -257,18 +299,12 @@ def best_pair(feats: list[dict[str, Any]]) -> tuple[float, float]:
     return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt))
 
 
-def _summary(values: list[float]) -> list[float]:
-    import statistics
-
-    return [round(statistics.fmean(values), 4), round(statistics.pstdev(values), 4)] if values else [float("nan"), 0.0]
-
-
-def fit(data_dir: str | None = None, folds: int = 5) -> dict[str, Any]:
+def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: Path | None = FIT_PATH) -> dict[str, Any]:
     """5-fold CV of (lexical_weight, cutoff) on the list questions of the list split."""
     assistant = _open(data_dir)
-    rows = [r for r in load_for_tuning(LISTS_PATH) if r.get("shape") == "list"]
+    rows = [r for r in load_for_tuning(LISTS_PATH) if r.get("shape") == "list" and not r.get("previous")]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
-    feats = _features(assistant, sorted(questions, key=lambda q: q.id))
+    feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
     per_fold = []
     for i in range(folds):
         train = [f for j, f in enumerate(feats) if j % folds != i]
@@ -284,9 +320,10 @@ def fit(data_dir: str | None = None, folds: int = 5) -> dict[str, Any]:
     result = {"command": "python -m evals.lists fit", "questions": len(feats), "problems": problems,
               "chosen": {"lexical_weight": w, "cutoff": t}, "folds": per_fold,
               "held_out": {k: _summary([f[k] for f in per_fold]) for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
-              "candidates": assistant.settings.collection.candidates, "candidate_recall": _summary(ceiling),
+              "candidates": n or assistant.settings.collection.candidates, "candidate_recall": _summary(ceiling),
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
-    FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if out is not None:
+        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return result
 
 
@@ -312,70 +349,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.lists", description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["build", "fit", "shapes"])
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
+    ap.add_argument("--candidates", type=int, default=None, help="fit: abstracts read per question (default: the setting); "
+                    "with it the fit is printed, not written")
     args = ap.parse_args(argv)
     if args.command == "shapes":
         print(json.dumps(shape_confusion(), indent=1))
         return 0
-    out = build(args.data_dir) if args.command == "build" else fit(args.data_dir)
+    out = build(args.data_dir) if args.command == "build" else fit(
+        args.data_dir, n=args.candidates, out=None if args.candidates else FIT_PATH)
     print(json.dumps({k: v for k, v in out.items() if k not in ("groups", "folds")}, indent=1, default=str))
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-# --- the harness's list metrics (assistant eval) --------------------------------------------------
-def expected_shape(q: Any) -> str | None:
-    """The shape a question of a list-style split asks for (its ``shape`` field, or its type)."""
-    label = str((q.raw or {}).get("shape") or q.type or "").lower()  # "list", "compare" / "comparison", "overview"
-    return next((shape for shape in SHAPED_TYPES if label.startswith(shape[:6])), None)
-
-
-def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[str, Any]:
-    """Fields for the per-question record: the detected shape, and for list / compare / overview
-    questions the recall and precision of the cited works beside the naive baseline's top-k."""
-    out: dict[str, Any] = {"shape": getattr(ans, "shape", "fact")}
-    expected = expected_shape(q)
-    if expected is None or not q.gold:
-        return out
-    cited = list(dict.fromkeys(docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations))
-    base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=assistant.settings.top_k, mode="baseline")]
-    (r, p), (br, bp) = scores(cited, q.gold), scores(base, q.gold)
-    out["list"] = {"expected": expected, "recall": r, "precision": p if cited else 0.0, "baseline_recall": br,
-                   "baseline_precision": bp, "all_named_cited": q.gold <= set(cited), "refused": bool(ans.refused),
-                   "items": len(getattr(ans, "items", []))}
-    return out
-
-
-def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Shape confusion per question type, and list metrics per expected shape ({} without answers)."""
-    if not any("shape" in r for r in recs):
-        return {}
-    confusion: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in recs:
-        if "shape" in r:
-            confusion[r["type"]][r["shape"]] += 1
-    out: dict[str, Any] = {"shape_confusion": {t: dict(c) for t, c in confusion.items()}, "by_shape": {}}
-    for shape in SHAPED_TYPES:
-        rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
-        if rows:
-            out["by_shape"][shape] = {
-                "n": len(rows), **{k: _summary([x[k] for x, _ in rows])[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
-                "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
-                "detected": _summary([float(s == shape) for _, s in rows])[0]}
-    return out
-
-
-def format_lists(agg: dict[str, Any]) -> str:
-    if not agg:
-        return ""
-    lines = ["Question shapes detected, per question type: " + "; ".join(
-        f"{t}: " + ", ".join(f"{s} {n}" for s, n in sorted(c.items())) for t, c in agg["shape_confusion"].items())]
-    if agg["by_shape"]:
-        lines.append(f"{'shape':10s} {'n':>4s} {'recall':>7s} {'prec.':>7s} {'base R':>7s} {'base P':>7s} {'named':>6s} {'shape ok':>8s}")
-        for shape, m in agg["by_shape"].items():
-            lines.append(f"{shape:10s} {m['n']:4d} {m['recall']:7.3f} {m['precision']:7.3f} {m['baseline_recall']:7.3f} "
-                         f"{m['baseline_precision']:7.3f} {m['all_named_cited']:6.3f} {m['detected']:8.3f}")
-        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited)")
-    return "\n".join(lines)

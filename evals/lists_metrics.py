@@ -1,0 +1,81 @@
+"""The harness's list metrics (``assistant eval`` on any split): the shape the detector gave each
+question, and for list / compare / overview questions (and follow-ups on a list) the recall and
+precision of the cited works beside the naive retriever's top-k. Split out of evals/lists.py."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+LIST = "list"
+SHAPED_TYPES = (LIST, "compare", "overview")
+FOLLOW_UP = "follow-up"  # a list question asked of the previous list ("which of these…"), reported apart
+
+
+def scores(picked: list[str], gold: set[str]) -> tuple[float, float]:
+    """(recall, precision) of the picked works against the gold set (precision 1 when none picked)."""
+    hit = len(set(picked) & gold)
+    return (hit / len(gold) if gold else 0.0), (hit / len(set(picked)) if picked else 1.0)
+
+
+def _summary(values: list[float]) -> list[float]:
+    import statistics
+
+    return [round(statistics.fmean(values), 4), round(statistics.pstdev(values), 4)] if values else [float("nan"), 0.0]
+
+
+def expected_shape(q: Any) -> str | None:
+    """The shape a question of a list-style split asks for (its ``shape`` field, or its type)."""
+    label = str((q.raw or {}).get("shape") or q.type or "").lower()  # "list", "compare" / "comparison", "overview"
+    return next((shape for shape in SHAPED_TYPES if label.startswith(shape[:6])), None)
+
+
+def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[str, Any]:
+    """Fields for the per-question record: the detected shape, and for list / compare / overview
+    questions the recall and precision of the cited works beside the naive baseline's top-k."""
+    out: dict[str, Any] = {"shape": getattr(ans, "shape", "fact")}
+    expected = expected_shape(q)
+    if expected is None or not q.gold:
+        return out
+    if expected == "list" and q.previous:
+        expected = FOLLOW_UP
+    cited = list(dict.fromkeys(docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations))
+    base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=assistant.settings.top_k, mode="baseline")]
+    (r, p), (br, bp) = scores(cited, q.gold), scores(base, q.gold)
+    out["list"] = {"expected": expected, "recall": r, "precision": p if cited else 0.0, "baseline_recall": br,
+                   "baseline_precision": bp, "all_named_cited": q.gold <= set(cited), "refused": bool(ans.refused),
+                   "items": len(getattr(ans, "items", []))}
+    return out
+
+
+def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Shape confusion per question type, and list metrics per expected shape ({} without answers)."""
+    if not any("shape" in r for r in recs):
+        return {}
+    confusion: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in recs:
+        if "shape" in r:
+            confusion[r["type"]][r["shape"]] += 1
+    out: dict[str, Any] = {"shape_confusion": {t: dict(c) for t, c in confusion.items()}, "by_shape": {}}
+    for shape in (*SHAPED_TYPES, FOLLOW_UP):
+        rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
+        if rows:
+            out["by_shape"][shape] = {
+                "n": len(rows), **{k: _summary([x[k] for x, _ in rows])[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
+                "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
+                "refused": _summary([float(x["refused"]) for x, _ in rows])[0],
+                "detected": _summary([float(s == (LIST if shape == FOLLOW_UP else shape)) for _, s in rows])[0]}
+    return out
+
+
+def format_lists(agg: dict[str, Any]) -> str:
+    if not agg:
+        return ""
+    lines = ["Question shapes detected, per question type: " + "; ".join(
+        f"{t}: " + ", ".join(f"{s} {n}" for s, n in sorted(c.items())) for t, c in agg["shape_confusion"].items())]
+    if agg["by_shape"]:
+        lines.append(f"{'shape':10s} {'n':>4s} {'recall':>7s} {'prec.':>7s} {'base R':>7s} {'base P':>7s} {'named':>6s} {'refused':>7s} {'shape ok':>8s}")
+        for shape, m in agg["by_shape"].items():
+            lines.append(f"{shape:10s} {m['n']:4d} {m['recall']:7.3f} {m['precision']:7.3f} {m['baseline_recall']:7.3f} "
+                         f"{m['baseline_precision']:7.3f} {m['all_named_cited']:6.3f} {m['refused']:7.3f} {m['detected']:8.3f}")
+        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list)")
+    return "\n".join(lines)
