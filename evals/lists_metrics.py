@@ -62,7 +62,7 @@ def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
             out["by_shape"][shape] = {
                 "n": len(rows), **{k: _summary([x[k] for x, _ in rows])[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
                 "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
-                "refused": _summary([float(x["refused"]) for x, _ in rows])[0],
+                "refused": _summary([float(x.get("refused", False)) for x, _ in rows])[0],
                 "detected": _summary([float(s == (LIST if shape == FOLLOW_UP else shape)) for _, s in rows])[0]}
     return out
 

@@ -146,6 +146,11 @@ def test_list_metrics_per_shape() -> None:
     assert agg["shape_confusion"] == {"list": {"list": 1}, "lookup": {"fact": 1}}
     assert agg["by_shape"]["list"]["recall"] == 1.0 and agg["by_shape"]["list"]["detected"] == 1.0
     assert "list" in L.format_lists(agg)
+    follow = {"type": "followup", "shape": "list", "list": {"expected": "follow-up", "recall": 0.5, "precision": 1.0, "baseline_recall": 0.0,
+                                                         "baseline_precision": 0.0, "all_named_cited": False, "refused": True}}
+    agg = L.agg_lists([*recs, follow])
+    assert agg["by_shape"]["follow-up"]["refused"] == 1.0 and agg["by_shape"]["follow-up"]["detected"] == 1.0
+    assert agg["by_shape"]["list"]["refused"] == 0.0 and "follow-up" in L.format_lists(agg)
     q = Question(id="x", text="t", type="compare")
     assert L.expected_shape(q) == "compare" and L.expected_shape(Question(id="y", text="t")) is None
     assert L.expected_shape(Question(id="z", text="t", type="comparison")) == "compare"
@@ -156,6 +161,10 @@ def test_the_committed_list_split_is_what_the_builder_writes() -> None:
     assert {r["shape"] for r in rows} == {"list", "compare", "overview"}
     assert all(r["gold_anchors"] and r["split"] == "lists" for r in rows)
     assert all(len(r["gold_anchors"]) == 2 for r in rows if r["shape"] == "compare")
+    by_id = {r["id"]: r for r in rows}
+    follow = [r for r in rows if r.get("previous")]
+    assert follow and all(by_id[r["previous"]]["shape"] == "list" and r["key_points"] for r in follow)
+    assert all(set(r["gold_anchors"]) < set(by_id[r["previous"]]["gold_anchors"]) for r in follow)  # a part of the list
 
 
 def test_tuning_code_refuses_the_locked_collection_split() -> None:
