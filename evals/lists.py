@@ -63,6 +63,8 @@ OVERVIEW_TEMPLATES = ["What is known about {t}?", "Give an overview of {t}.", "W
 COMPARE_TEMPLATES = ["How do {a} and {b} differ?", "Compare {a} and {b}.", "What is the difference between {a} and {b}?",
                      "{a} vs. {b}: how do they compare?", "How does {a} differ from {b}?", "What distinguishes {a} from {b}?",
                      "In what ways do {a} and {b} differ?"]
+# The same lists asked by the acronym the abstracts define (English writes a defined term by it).
+ACRONYM_TEMPLATES = ["Which papers mention {a}?", "Do any papers here use {a}?", "What works in the collection discuss {a}?"]
 # A follow-up picks out of the list just given (only its works can answer).
 FOLLOWUP_TEMPLATES = ["Which of these mention {h}?", "Of these, which use {h}?", "Do any of them discuss {h}?",
                       "Which ones report {h}?", "Among those, which involve {h}?"]
@@ -186,13 +188,16 @@ def build_rows(works: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, A
     named = own_names(works)
     rows: list[dict[str, Any]] = []
 
-    def row(kind: str, i: int, question: str, gold: list[str], **extra: Any) -> dict[str, Any]:
-        return {"id": f"{kind[0].upper()}L{i:03d}", "question": question, "type": kind, "shape": kind, "split": "lists",
+    def row(kind: str, i: int, question: str, gold: list[str], prefix: str = "", **extra: Any) -> dict[str, Any]:
+        return {"id": f"{prefix or kind[0].upper() + 'L'}{i:03d}", "question": question, "type": kind, "shape": kind, "split": "lists",
                 "gold_anchors": [_anchor(works[w], works) for w in gold], "key_points": [], "previous": None, **extra}
 
     for i, g in enumerate(groups, 1):
         rows.append(row("list", i, LIST_TEMPLATES[i % len(LIST_TEMPLATES)].format(t=g["term"]), g["works"],
                         term=g["term"], acronym=g["acronym"]))
+    for i, g in enumerate([g for g in groups if g["acronym_counts"]], 1):
+        rows.append(row("list", i, ACRONYM_TEMPLATES[i % len(ACRONYM_TEMPLATES)].format(a=g["acronym"]), g["works"],
+                        prefix="AL", term=g["term"], acronym=g["acronym"], topic=g["acronym"]))
     for i, g in enumerate(groups[:: max(1, len(groups) // N_OVERVIEW)][:N_OVERVIEW], 1):
         rows.append(row("overview", i, OVERVIEW_TEMPLATES[i % len(OVERVIEW_TEMPLATES)].format(t=g["term"]), g["works"],
                         term=g["term"], acronym=g["acronym"]))
@@ -206,7 +211,7 @@ def build_rows(works: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, A
     for i, (a, b) in enumerate(pairs, 1):
         rows.append(row("compare", i, COMPARE_TEMPLATES[i % len(COMPARE_TEMPLATES)].format(a=named[a], b=named[b]), [a, b],
                         names=[named[a], named[b]]))
-    lists = {r["term"]: r["id"] for r in rows if r["type"] == "list"}
+    lists = {r["term"]: r["id"] for r in rows if r["type"] == "list" and "topic" not in r}
     for i, (g, h, gold) in enumerate(followups(groups, defined_groups(works)), 1):
         term = h["term"]
         rows.append(row("followup", i, FOLLOWUP_TEMPLATES[i % len(FOLLOWUP_TEMPLATES)].format(h=term), gold, shape="list",
@@ -277,7 +282,7 @@ def _features(assistant: Any, questions: list[Any], n: int | None = None) -> lis
         topic = detect(q.text).topic or q.text
         cands = candidates(engine, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
-        out.append({"id": q.id, "gold": set(q.gold), "baseline": base,
+        out.append({"id": q.id, "group": (q.raw or {}).get("term", q.id), "gold": set(q.gold), "baseline": base,
                     "cands": [(c.lexical, c.dense, c.doc.work_id) for c in cands]})
     return out
 
@@ -306,9 +311,11 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
     feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
     per_fold = []
+    groups = sorted({f["group"] for f in feats})  # a topic's questions (term and acronym) stay in one fold
+    fold_of = {g: j % folds for j, g in enumerate(groups)}
     for i in range(folds):
-        train = [f for j, f in enumerate(feats) if j % folds != i]
-        test = [f for j, f in enumerate(feats) if j % folds == i]
+        train = [f for f in feats if fold_of[f["group"]] != i]
+        test = [f for f in feats if fold_of[f["group"]] == i]
         w, t = best_pair(train)
         held = [scores(_pick(f, w, t), f["gold"]) for f in test]
         base = [scores(f["baseline"], f["gold"]) for f in test]

@@ -199,3 +199,17 @@ def test_llm_failure_keeps_the_list_and_says_so(corpus: Assistant, mock_model: A
     ans = corpus.ask("How do Ring Attention and FlashAttention differ?", backend="mock")  # nothing enqueued: LLMError
     assert ans.shape == "compare" and len(ans.citations) == 2
     assert ans.fallback_reason and "list alone" in ans.fallback_reason
+
+
+def test_an_acronym_topic_finds_its_expansion_and_back() -> None:
+    from assistant.collection import alias_of, expansion_of
+
+    texts = ["We study state-space models (SSMs) for long inputs.", "Mixture of experts (MoE) layers route tokens."]
+    assert expansion_of("SSM", texts, 3) == "state-space models" and expansion_of("MoE", texts, 3) == "Mixture of experts"
+    other, alias = alias_of("SSM", texts, 3)
+    assert other == "state-space models" and alias is not None
+    assert alias.search("Structured state space models scale well") and alias.search("SSMs are fast")
+    assert not alias.search("a state of the art model")
+    other, alias = alias_of("state space models", texts[:1], 3)  # the hyphen reads as a space: the acronym is defined
+    assert other == "SSM" and alias is not None and alias.search("Our SSM") and not alias.search("SSMX")
+    assert alias_of("Tokenization", texts, 3) == (None, None)  # not an acronym, none defined
