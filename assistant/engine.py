@@ -21,7 +21,7 @@ from assistant.collection import shaped_answer
 from assistant.conversation import evidence_question, resolved_question, standalone_question
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.export import reference_metadata
-from assistant.extractive import choose, draft, second_look, unstated
+from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
 from assistant.filters import Filters
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
@@ -44,6 +44,7 @@ from assistant.types import Evidence as EvidenceSpan
 REFUSAL_TEXT = "The collection does not answer this question."
 EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
 MODEL_REFUSAL = "NOT IN SOURCES"
+NO_FIGURE = "The abstracts found describe this but do not state the number asked for; the closest statements are:"
 DECLINED_REASON = "the model declined (no direct answer in the sources); the closest statements are quoted, saying so"
 Hits = list[tuple[StoredDoc, float]]
 
@@ -172,11 +173,12 @@ class AnswerEngine:
         return self._caveated(answer, turn, model_declined)
 
     def _caveated(self, answer: Answer, turn: Turn, model_declined: bool = False) -> Answer:
-        d = turn.decision
-        if d is None or (d.outcome != "caveat" and not model_declined) or not answer.citations:
+        d, said = turn.decision, " ".join(s.text for s in answer.sentences if s.supported)
+        figure = d is not None and d.outcome == "answer" and not model_declined and quantity_unstated(turn.asked, said)
+        if d is None or (d.outcome != "caveat" and not model_declined and not figure) or not answer.citations:
             return answer
-        gaps = [] if d.missing or model_declined else unstated(turn.asked, " ".join(s.text for s in answer.sentences if s.supported), self.idf())
-        answer.caveat = caveat_text(d.missing, model_declined, gaps)
+        gaps = [] if d.missing or model_declined or figure else unstated(turn.asked, said, self.idf())
+        answer.caveat = NO_FIGURE if figure else caveat_text(d.missing, model_declined, gaps)
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
 

@@ -35,6 +35,14 @@ from typing import Any
 from assistant.evidence import Evidence, Sentence, terms
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
+# English asks for a quantity with "how many / how much" and "what number / percentage / fraction /
+# proportion / share of"; an answer states one as a number ("by how large a value is" is a clause
+# about a quantity, not a request for one: "how" + adjective is left out)
+_ASKS_QUANTITY = re.compile(r"\bhow\s+(?:many|much)\b|\bwhat\s+(?:number|percentage|fraction|proportion|share)\s+of\b", re.I)
+# a number: digits not written as part of a name (GPT-4, A100, LASP-2 have a letter, or a letter and
+# a hyphen, before them), or a number word
+_QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                       r"twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|trillions?|dozens?|half|double|twice)\b", re.I)
 
 
 def second_look(evidence: Evidence, read: list[Any], fused_share: float) -> tuple[list[Any], Evidence]:
@@ -128,3 +136,10 @@ def unstated(question: str, answer_text: str, idf: Any, n: int = 3) -> list[str]
             found[stems[0]] = (weight, pos, m.group(0))
     rarest = sorted(found.values(), key=lambda v: -v[0])[:n]
     return [w for _, _, w in sorted(rarest, key=lambda v: v[1])]
+
+
+def quantity_unstated(question: str, answer_text: str) -> bool:
+    """The question asks for a quantity and the answer's sentences state no number at all: the
+    sources describe the thing asked about but do not give the figure (said in a caveat, never
+    as a plain answer; lenient: any number in the answer counts as stating it)."""
+    return bool(_ASKS_QUANTITY.search(question)) and not _QUANTITY.search(answer_text)

@@ -58,6 +58,8 @@ def _held_rates(held: dict[str, list[float]], rows: list[dict[str, Any]], outs: 
             groups.setdefault(f"answerable[{r['set']}:{r['type']}]", []).append(o)
         if r["kind"] == "loo":
             groups.setdefault(f"loo[{r['type']}]", []).append(o)
+        if r["kind"] == "unanswerable":
+            groups.setdefault(f"unanswerable[{r['set']}]", []).append(o)
     for name, sel in groups.items():
         held.setdefault(f"{name}.refused", []).append(sum(o == "refuse" for o in sel) / len(sel))
         held.setdefault(f"{name}.caveated", []).append(sum(o == "caveat" for o in sel) / len(sel))

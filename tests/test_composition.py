@@ -11,8 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from assistant import Assistant
+from assistant.engine import NO_FIGURE
 from assistant.evidence import Evidence, Idf, Sentence, terms
-from assistant.extractive import background, choose, unstated
+from assistant.extractive import background, choose, quantity_unstated, unstated
 
 CFG = SimpleNamespace(lexical_weight=0.5, retrieval_prior=0.0, top_doc_sentences=3, other_doc_share=0.5, max_sentences=4)
 DEV = Path(__file__).resolve().parent.parent / "evals" / "datasets" / "dev.jsonl"
@@ -75,3 +76,31 @@ def test_answers_open_with_a_sentence_that_holds_the_questions_terms(corpus: Ass
         abstract = answer.citations[first.citations[0] - 1].text
         opens_abstract = abstract.lstrip().startswith(first.text.split(" [")[0][:60])
         assert not opens_abstract or set(terms(first.text)) & set(terms(r["question"])), (r["id"], first.text)
+
+
+def test_a_quantity_asked_for_is_stated_as_a_number() -> None:
+    assert quantity_unstated("How many parameters does BERTuit have?", "BERTuit is a BERT model for Spanish tweets.")
+    assert quantity_unstated("What percentage of tokens are pruned?", "Tokens are pruned by attention scores.")
+    assert not quantity_unstated("How many parameters does it have?", "It has 7B parameters.")
+    assert not quantity_unstated("How much faster is it?", "It is three times faster than attention.")
+    assert quantity_unstated("How many GPUs were used?", "We train on A100 GPUs with GPT-4 labels.")  # names, not numbers
+    assert not quantity_unstated("Does it encode position by how large a value is?", "Position is a magnitude.")
+    assert not quantity_unstated("What does FlashAttention do?", "It tiles attention.")
+
+
+def test_an_answer_without_the_figure_asked_for_says_so(corpus: Assistant) -> None:
+    rows = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if r["question"].lower().startswith("how many")]
+    assert any(r["type"] == "numeric" for r in rows) and any(r["type"] == "unanswerable" for r in rows)
+    flagged = 0
+    for r in rows:
+        answer = corpus.ask(r["question"])
+        if answer.refused:
+            continue
+        said = " ".join(s.text for s in answer.sentences if s.supported)
+        if quantity_unstated(r["question"], said) and answer.relevance is not None:
+            assert answer.caveat, r["id"]  # never a plain answer without the number
+            flagged += 1
+        if r["type"] == "numeric":
+            assert answer.caveat != NO_FIGURE, (r["id"], answer.text)  # the answering abstract states it
+    assert flagged >= 1
