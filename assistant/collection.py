@@ -180,10 +180,11 @@ def rescored(engine: Any, topic: str, docs: list[StoredDoc]) -> list[Candidate]:
     """``docs`` (a previous list) scored for ``topic``; dense = their best sentence's cosine."""
     idf, q_terms = engine.idf(), terms(topic)
     q_vec = embed(engine.cache.embedder, [topic])[0]
+    _, alias = alias_of(topic, [d.original for d in docs], engine.settings.collection.min_acronym)
     out = []
     for doc, (_, vecs) in zip(docs, engine.cache.get([d.original for d in docs]), strict=True):
         dense = float(np.max(vecs @ q_vec)) if len(vecs) else 0.0
-        out.append(_candidate(doc, q_terms, idf, dense))
+        out.append(_candidate(doc, q_terms, idf, dense, alias))
     return out
 
 
@@ -211,8 +212,6 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     if shape.is_fact:
         return None
     decision = turn.decision
-    if shape.kind != COMPARE and decision is not None and decision.missing:
-        return None  # a named thing no abstract mentions: the refusal says so
     cfg = engine.settings.collection
     if shape.kind == COMPARE:
         compared = _compare(engine, base, shape, turn.exclude)
@@ -224,6 +223,10 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         found = rescored(engine, shape.topic, docs)
     else:
         found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
+    missing = decision.missing if decision is not None else []
+    if any(not any(mentioned(name, c.doc.original) for c in found) for name in missing):
+        return None  # a named thing none of the abstracts read mentions: the refusal says so
+    # (the decision looked at the top k; a name one of the wider list's abstracts writes is not missing)
     ranked = sorted(found, key=lambda c: -c.relevance(cfg.lexical_weight))
     listed = [c for c in ranked if c.relevance(cfg.lexical_weight) >= cfg.cutoff]
     if not listed and not shape.follow_up:

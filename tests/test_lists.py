@@ -213,3 +213,12 @@ def test_an_acronym_topic_finds_its_expansion_and_back() -> None:
     other, alias = alias_of("state space models", texts[:1], 3)  # the hyphen reads as a space: the acronym is defined
     assert other == "SSM" and alias is not None and alias.search("Our SSM") and not alias.search("SSMX")
     assert alias_of("Tokenization", texts, 3) == (None, None)  # not an acronym, none defined
+
+
+def test_an_acronym_list_reads_its_expansion_and_a_missing_name_is_still_refused(corpus: Assistant) -> None:
+    ans = corpus.ask("What works in the collection discuss SSM?")  # few abstracts write the bare acronym
+    cited = [i for i in ans.items if i.cited]
+    assert ans.shape == "list" and not ans.refused and len(cited) > corpus.settings.top_k
+    assert any("state space" in i.text.lower() and "ssm" not in i.text.lower() for i in cited)  # found by its expansion
+    missing = corpus.ask("Which papers here study the Zorblax-9 protocol?")
+    assert missing.shape != "list" and (missing.refused or missing.caveat)
