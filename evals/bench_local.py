@@ -1,6 +1,7 @@
 """Time the local backend: prompt and generation tokens/s, and time to first token (TTFT).
 
 Usage: python -m evals.bench_local [--tokens 64] [--threads 1 2] [--chars 1800]
+       python -m evals.bench_local --answers 20 --data-dir D   (the default backend end to end)
 
 The prompt is a typical answer request: the real system prompt (prompts/answer_system.txt, as
 :func:`assistant.prompts.system_prompt` gives it) and a user turn of ~``--chars`` characters of
@@ -8,6 +9,15 @@ abstract sentences (~400 tokens) plus a question. For each thread count, runs: `
 system prompt alone, as ``local.warm`` does), ``cached sys`` (another evidence prompt with the same
 system prompt: llama.cpp reuses its KV), ``cached sys 2`` (a third), ``no cache`` (``cache_prompt``
 off: the whole prompt read). Prompt and generation tokens/s are llama.cpp's own timings.
+
+``--answers N``: the local default as a user gets it, end to end. An ``Assistant`` over the
+ingested index ``--data-dir`` (backend "local", its configured design: "lead"), the model warmed as
+the page does (what ``local.warm`` does: load + the system prompt), one untimed question (the embedder and
+BM25 index load), then the first N answerable questions of the generated split (tuning data, never
+the locked one), lookups and paraphrases alternating, each asked once. Prints the engine's own
+``first_token`` (question in -> the model's first token) and ``total`` (question in -> verified
+answer) p50 / p95, how many answers the model served (not a fallback), and the load average
+before and after: the figures hold near idle only when that load is.
 """
 
 from __future__ import annotations
@@ -108,12 +118,78 @@ def bench(threads: int, tokens: int, chars: int) -> list[Run]:
     return runs
 
 
+def answer_questions(n: int) -> list[str]:
+    """The first ``n`` answerable generated questions, one type after the other (as --limit does)."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "datasets" / "generated.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    by_type: dict[str, list[str]] = {}
+    for r in rows:
+        if r.get("type") != "unanswerable" and not r.get("previous"):
+            by_type.setdefault(r["type"], []).append(r["question"])
+    queues = list(by_type.values())
+    out: list[str] = []
+    while len(out) < n and any(queues):
+        for q in queues:
+            if q and len(out) < n:
+                out.append(q.pop(0))
+    return out
+
+
+def bench_answers(n: int, data_dir: str, threads: int) -> None:
+    """See the module docstring (``--answers``)."""
+    import statistics
+
+    from assistant import Assistant
+    from assistant.backends import local
+
+    load_before = os.getloadavg()
+    assistant = Assistant(data_dir=data_dir, backend="local", local_threads=threads)
+    if not assistant.search("attention", k=1):
+        raise SystemExit(f"{data_dir}: no ingested abstracts (make ingest, or copy a pre-ingested data dir)")
+    start = time.perf_counter()
+    # what local.warm does (load + the system prompt), waited for here
+    model = local.LocalChatModel(assistant.settings)
+    for _ in model.stream([{"role": "system", "content": system_prompt("local", assistant.settings.prompts)},
+                           {"role": "user", "content": WARM_QUESTION}], max_tokens=1):
+        pass
+    print(f"warm-up (load + system prompt): {time.perf_counter() - start:.1f} s; "
+          f"design {assistant.settings.prompts.design('local')}, {threads_for(assistant.settings)} threads")
+    assistant.ask("What is Ring Attention?")  # untimed: embedder, BM25 index, sentence cache
+    first, total, served = [], [], 0
+    for q in answer_questions(n):
+        ans = assistant.ask(q)
+        total.append(ans.timings.get("total", float("nan")))
+        if "first_token" in ans.timings:
+            first.append(ans.timings["first_token"])
+        served += ans.backend == "local"
+
+    with model._load().lock:  # the lead's generation, stopped at its "]", finishes in its own thread:
+        pass  # exiting while llama.cpp still runs there aborts ("FATAL: exception not rethrown")
+
+    def p(xs: list[float], q: int) -> str:
+        return f"{statistics.quantiles(xs, n=100)[q - 1]:.2f}" if len(xs) > 1 else "–"
+
+    print(f"{len(total)} questions, {served} answered by the model, {len(first)} with a model token")
+    print(f"first token p50 {p(first, 50)} s, p95 {p(first, 95)} s; answer p50 {p(total, 50)} s, p95 {p(total, 95)} s")
+    print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} CPUs")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--threads", type=int, nargs="+", default=[physical_cores()])
     parser.add_argument("--chars", type=int, default=1800, help="evidence characters in the user turn (~400 tokens)")
+    parser.add_argument("--answers", type=int, default=0, help="time N answers of the default backend end to end")
+    parser.add_argument("--data-dir", default=None, help="--answers: an ingested data dir")
     args = parser.parse_args(argv)
+    if args.answers:
+        if not args.data_dir:
+            parser.error("--answers needs --data-dir (an ingested index)")
+        bench_answers(args.answers, args.data_dir, args.threads[0])
+        return
     for threads in args.threads:
         bench(threads, args.tokens, args.chars)
     print(f"\nload average now {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
