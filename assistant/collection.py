@@ -228,7 +228,12 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         return None  # a named thing none of the abstracts read mentions: the refusal says so
     # (the decision looked at the top k; a name one of the wider list's abstracts writes is not missing)
     ranked = sorted(found, key=lambda c: -c.relevance(cfg.lexical_weight))
-    listed = [c for c in ranked if c.relevance(cfg.lexical_weight) >= cfg.cutoff]
+    # A topic worded unlike any term ("the memory the KV cache takes") scores lexically below a
+    # cut-off fitted on terms: the few most relevant abstracts are listed all the same when their
+    # cosine alone reaches the cut-off (and the decision does not refuse the question).
+    floor = cfg.min_listed if not shape.follow_up and decision is not None and decision.outcome != "refuse" else 0
+    listed = [c for i, c in enumerate(ranked) if (i < floor and c.dense >= cfg.cutoff)
+              or c.relevance(cfg.lexical_weight) >= cfg.cutoff]
     if not listed and not shape.follow_up:
         return None
     further = [c for c in ranked if c not in listed and c.mentions]

@@ -236,6 +236,7 @@ class CollectionSettings(BaseModel):
     candidates: int = 100  # abstracts read per list question; `python -m evals.lists fit --candidates N`: held-out recall 0.929 at 40, 0.971 at 100 (candidate ceiling 0.937 -> 0.980)
     lexical_weight: float = 0.6  # fit: evals/fits/lists.json (held-out recall 0.97 +- 0.01, precision 0.98 +- 0.01)
     cutoff: float = 0.61  # relevance an abstract needs to be listed; fit: evals/fits/lists.json
+    min_listed: int = 3  # of a list's most relevant few, those whose cosine alone reaches the cut-off are listed (a topic worded unlike any term scores low lexically); sanity bound; CV with it unchanged: evals/fits/lists.json
     display_max: int = 25  # items shown with citations; the rest stay in Answer.items (sanity bound: one screen)
     overview_max: int = 8  # items in an overview's groups (sanity bound: a short answer)
     min_acronym: int = 3  # a topic's acronym shorter than this is not searched (IR, CV, AI read as other things); sanity bound

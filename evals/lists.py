@@ -287,26 +287,32 @@ def _features(assistant: Any, questions: list[Any], n: int | None = None) -> lis
     return out
 
 
-def _pick(f: dict[str, Any], w: float, t: float) -> list[str]:
-    return [wid for lex, dense, wid in f["cands"] if w * lex + (1 - w) * dense >= t]
+def _pick(f: dict[str, Any], w: float, t: float, m: int = 0) -> list[str]:
+    """The works listed: at or above the cut-off, and of the ``m`` most relevant (``min_listed``)
+    those whose cosine alone reaches it (assistant.collection)."""
+    rel = sorted(((w * lex + (1 - w) * dense, dense, wid) for lex, dense, wid in f["cands"]), key=lambda x: -x[0])
+    return [wid for i, (r, dense, wid) in enumerate(rel) if (i < m and dense >= t) or r >= t]
 
 
-def _mean_f1(feats: list[dict[str, Any]], w: float, t: float) -> float:
+def _mean_f1(feats: list[dict[str, Any]], w: float, t: float, m: int = 0) -> float:
     total = 0.0
     for f in feats:
-        r, p = scores(_pick(f, w, t), f["gold"])
+        r, p = scores(_pick(f, w, t, m), f["gold"])
         total += 2 * r * p / (r + p) if r + p else 0.0
     return total / len(feats) if feats else 0.0
 
 
-def best_pair(feats: list[dict[str, Any]]) -> tuple[float, float]:
+def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
     """The (lexical weight, cut-off) of the best mean F1 on ``feats`` (ties: the first in grid order)."""
-    return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt))
+    return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
 
 
-def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: Path | None = FIT_PATH) -> dict[str, Any]:
-    """5-fold CV of (lexical_weight, cutoff) on the list questions of the list split."""
+def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: Path | None = FIT_PATH,
+        m: int | None = None) -> dict[str, Any]:
+    """5-fold CV of (lexical_weight, cutoff) on the list questions of the list split; ``m``: the
+    floor of works always listed (default ``collection.min_listed``)."""
     assistant = _open(data_dir)
+    m = assistant.settings.collection.min_listed if m is None else m
     rows = [r for r in load_for_tuning(LISTS_PATH) if r.get("shape") == "list" and not r.get("previous")]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
     feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
@@ -316,18 +322,18 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     for i in range(folds):
         train = [f for f in feats if fold_of[f["group"]] != i]
         test = [f for f in feats if fold_of[f["group"]] == i]
-        w, t = best_pair(train)
-        held = [scores(_pick(f, w, t), f["gold"]) for f in test]
+        w, t = best_pair(train, m)
+        held = [scores(_pick(f, w, t, m), f["gold"]) for f in test]
         base = [scores(f["baseline"], f["gold"]) for f in test]
         per_fold.append({"fold": i, "lexical_weight": w, "cutoff": t, "n": len(test),
                          "recall": _summary([r for r, _ in held])[0], "precision": _summary([p for _, p in held])[0],
                          "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]})
-    w, t = best_pair(feats)
+    w, t = best_pair(feats, m)
     ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     result = {"command": "python -m evals.lists fit", "questions": len(feats), "problems": problems,
               "chosen": {"lexical_weight": w, "cutoff": t}, "folds": per_fold,
               "held_out": {k: _summary([f[k] for f in per_fold]) for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
-              "candidates": n or assistant.settings.collection.candidates, "candidate_recall": _summary(ceiling),
+              "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": _summary(ceiling),
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -358,12 +364,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
     ap.add_argument("--candidates", type=int, default=None, help="fit: abstracts read per question (default: the setting); "
                     "with it the fit is printed, not written")
+    ap.add_argument("--min-listed", type=int, default=None, help="fit: the works always listed (default: the setting); "
+                    "with it the fit is printed, not written")
     args = ap.parse_args(argv)
     if args.command == "shapes":
         print(json.dumps(shape_confusion(), indent=1))
         return 0
     out = build(args.data_dir) if args.command == "build" else fit(
-        args.data_dir, n=args.candidates, out=None if args.candidates else FIT_PATH)
+        args.data_dir, n=args.candidates, m=args.min_listed,
+        out=None if args.candidates or args.min_listed is not None else FIT_PATH)
     print(json.dumps({k: v for k, v in out.items() if k not in ("groups", "folds")}, indent=1, default=str))
     return 0
 
