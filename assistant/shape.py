@@ -111,6 +111,7 @@ _COMPARE = [
     re.compile(r"^\s*which\s+(?:one\s+)?(?:is|performs|works|scales|does)\b[^,]*,\s*(?P<rest>.+\bor\b.+)$", re.I),
     re.compile(r"(?P<rest>.*\S\s+(?:vs\.?|versus)\s+\S.*)$", re.I),
 ]
+_PROPERTY_OF = re.compile(r"^the\s+(?:[\w-]+\s+){1,2}?of\s+(?:the\s+)?(?P<owner>.+)$", re.I)
 _PROPERTY = re.compile(r"\w's\s+\w+|\bthat\s+of\b", re.I)
 _KNOWN = r"(?:known|learned|learnt|found|reported|shown|said|written|published|understood)"
 _DONE = r"(?:tried|done|proposed|studied|explored|attempted|suggested|developed|achieved|investigated|published|written)"
@@ -187,6 +188,15 @@ def _named_subject(rest: str) -> bool:
     return bool(found) and subject.startswith(found[0])
 
 
+def _property_of_name(topic: str) -> bool:
+    """The topic is a property of one named work ("the speed of FlashAttention…", "Mamba's
+    accuracy"): what is known about it is that work's fact, not a topic of the collection."""
+    if (m := _PROPERTY_OF.match(topic)) and (found := names("The " + m.group("owner"))):
+        return m.group("owner").startswith(found[0])
+    possessive = re.match(r"^(?P<owner>\S+)'s\s", topic)
+    return bool(possessive and names("The " + possessive.group("owner")))
+
+
 def _one_work(rest: str) -> bool:
     """The predicate is about one work: a definite singular work ("the paper", "its"), or a name
     after a preposition ("used in FlashAttention", "compared with Mamba")."""
@@ -249,7 +259,8 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     if previous_was_list and _OF_THESE.match(q):
         return _list(q, True) or Shape(FACT)
     if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
-        return Shape(OVERVIEW, topic)  # its frames are specific: "what do the papers say about" is no list
+        # its frames are specific: "what do the papers say about" is no list
+        return Shape(FACT) if _property_of_name(topic) else Shape(OVERVIEW, topic)
     if m := _HOW_HAS.match(q):
         return Shape(OVERVIEW, _unplaced(m.group("rest")))
     shape = _list(q, previous_was_list) or _compare(q) or Shape(FACT)

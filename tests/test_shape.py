@@ -154,6 +154,9 @@ def test_comparison_phrasings(question: str, names: list[str]) -> None:
 
 def test_a_property_compared_is_one_papers_fact() -> None:
     assert detect("How does Mamba's accuracy compare to that of Hyena?").kind == FACT
+    assert detect("What is known about the speed of FlashAttention compared to standard attention?").kind == FACT
+    assert detect("What is known about Mamba's memory use?").kind == FACT
+    assert detect("What is known about the training of state space models?").kind == OVERVIEW  # no name: a topic
 
 
 @pytest.mark.parametrize(("question", "topic"), [
