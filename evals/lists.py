@@ -273,8 +273,8 @@ CUTOFFS = [round(0.2 + 0.01 * i, 2) for i in range(71)]
 
 def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
-    from assistant.collection import candidates
     from assistant.shape import detect
+    from assistant.topics import candidates
 
     engine, k = assistant.engine, assistant.settings.top_k
     out = []

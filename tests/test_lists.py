@@ -202,7 +202,7 @@ def test_llm_failure_keeps_the_list_and_says_so(corpus: Assistant, mock_model: A
 
 
 def test_an_acronym_topic_finds_its_expansion_and_back() -> None:
-    from assistant.collection import alias_of, expansion_of
+    from assistant.topics import alias_of, expansion_of
 
     texts = ["We study state-space models (SSMs) for long inputs.", "Mixture of experts (MoE) layers route tokens."]
     assert expansion_of("SSM", texts, 3) == "state-space models" and expansion_of("MoE", texts, 3) == "Mixture of experts"

@@ -1,0 +1,153 @@
+"""Topic candidates for collection answers: the abstracts a list, overview or follow-up may name,
+each with its relevance features (``assistant.collection`` decides which are listed).
+
+A candidate's lexical score is its best sentence's: half the IDF-weighted share of the topic's
+terms, half for holding them side by side in order; a sentence writing the topic's other name
+(the acronym the abstracts define for it, or an acronym's expansion) scores 1. Its dense score is
+its best chunk's cosine from the retriever's own lists (no embedding beyond the query's).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from assistant.evidence import coverage, embed, terms
+from assistant.store import StoredDoc
+from assistant.text import split_sentences
+
+
+@dataclass
+class Candidate:
+    doc: StoredDoc
+    lexical: float  # IDF-weighted share of the topic's terms in the best sentence
+    dense: float  # cosine of the best chunk (or sentence) with the topic
+    sentence: tuple[int, int]  # span of the best sentence in doc.original
+    mentions: bool  # every topic term is somewhere in the abstract
+
+    def relevance(self, lexical_weight: float) -> float:
+        return lexical_weight * self.lexical + (1.0 - lexical_weight) * self.dense
+
+    @property
+    def quote(self) -> str:
+        return self.doc.original[self.sentence[0] : self.sentence[1]]
+
+
+# --- candidates -----------------------------------------------------------------------------------
+def _has_run(seq: list[str], run: list[str]) -> bool:
+    n = len(run)
+    return n > 0 and any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
+
+
+def best_sentence(text: str, q_terms: list[str], idf: Any, alias: re.Pattern[str] | None = None) -> tuple[float, tuple[int, int]]:
+    """The sentence that best names the topic and its lexical score: half for the share of the
+    topic's terms it holds (IDF-weighted), half for holding them in the topic's order, side by side
+    (a multiword term is a fixed expression: "state space models", not "state ... models"; a
+    one-word topic is held wherever its word is). A sentence that writes the topic's other name
+    (``alias``: its acronym, or for an acronym its expansion) names it in full."""
+    best, span = -1.0, (0, len(text))
+    for s in split_sentences(text):
+        sentence = text[s.start : s.end]
+        seq = terms(sentence)
+        if alias is not None and alias.search(sentence):
+            score = 1.0
+        else:
+            score = 0.5 * coverage(q_terms, set(seq), idf) + 0.5 * float(_has_run(seq, q_terms))
+        if score > best + 1e-9:
+            best, span = score, (s.start, s.end)
+    return max(best, 0.0), span
+
+
+def _candidate(doc: StoredDoc, q_terms: list[str], idf: Any, dense: float, alias: re.Pattern[str] | None = None) -> Candidate:
+    lexical, span = best_sentence(doc.original, q_terms, idf, alias)
+    doc_terms = set(terms(doc.text))
+    mentions = bool(q_terms) and all(t in doc_terms for t in q_terms) or bool(alias and alias.search(doc.original))
+    return Candidate(doc, lexical, dense, span, mentions)
+
+
+def acronym_of(topic: str, texts: list[str], min_chars: int) -> str | None:
+    """The acronym the abstracts define for ``topic`` ("state space models (SSMs)" -> "SSM"):
+    English technical writing introduces a term with its acronym in brackets."""
+    words = re.findall(r"[A-Za-z0-9]+", topic)
+    if len(words) < 2:
+        return None
+    body = r"[\s-]+".join(re.escape(w) for w in words)
+    pattern = re.compile(rf"\b{body}s?\s*\(([A-Z][A-Za-z0-9-]*?[A-Z][A-Za-z0-9-]*?)s?\)", re.I)
+    for text in texts:
+        m = pattern.search(text)
+        if m and len(m.group(1)) >= min_chars and m.group(1)[0].isupper():
+            return m.group(1)
+    return None
+
+
+_FUNCTION = frozenset({"of", "and", "for", "the", "a", "an", "with", "to", "in", "on", "by"})
+_ACRONYM = re.compile(r"[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*")
+
+
+def expansion_of(acronym: str, texts: list[str], min_chars: int) -> str | None:
+    """The words the abstracts define ``acronym`` by ("SSM" -> "state space models"): the words
+    before a bracketed "(SSMs)" whose initials (function words aside) spell its capitals."""
+    if len(acronym) < min_chars or not _ACRONYM.fullmatch(acronym):
+        return None
+    caps = "".join(c for c in acronym if c.isupper())
+    pattern = re.compile(rf"((?:[A-Za-z][\w-]*\s+){{1,8}})\(\s*{re.escape(acronym)}s?\s*\)")
+    for text in texts:
+        for m in pattern.finditer(text):
+            words = m.group(1).split()
+            for n in range(2, len(words) + 1):
+                parts = [p for w in words[-n:] for p in w.split("-") if p and p.lower() not in _FUNCTION]
+                if "".join(p[0].upper() for p in parts) == caps:
+                    return " ".join(words[-n:])
+    return None
+
+
+def alias_of(topic: str, texts: list[str], min_chars: int) -> tuple[str | None, re.Pattern[str] | None]:
+    """The topic's other name as the abstracts define it (its acronym; for an acronym, its
+    expansion) and a pattern for the topic written either way."""
+    if acronym := acronym_of(topic, texts, min_chars):
+        return acronym, re.compile(rf"\b{re.escape(acronym)}s?\b")
+    word = topic.strip()
+    if len(word) < min_chars or not _ACRONYM.fullmatch(word):
+        return None, None
+    own = rf"\b{re.escape(word)}s?\b"
+    expansion = expansion_of(word, texts, min_chars)
+    if expansion is None:
+        return None, re.compile(own)
+    body = r"[\s-]+".join(re.escape(w) for w in re.findall(r"[A-Za-z0-9]+", expansion))
+    return expansion, re.compile(rf"{own}|(?i:\b{body}s?\b)")
+
+
+def candidates(engine: Any, topic: str, n: int, exclude: set[str] | None = None) -> list[Candidate]:
+    """The ``n`` best abstracts for ``topic`` (one per work) with their relevance features, and the
+    abstracts BM25 finds for the topic's other name (``alias_of``) when the abstracts define one."""
+    lists = engine.retriever.signals(topic, n)
+    hits = engine.retriever.retrieve(topic, n, exclude=exclude, lists=lists)
+    chunk = dict(lists.get("chunk", []))
+    floor = min(chunk.values(), default=0.0)  # an abstract outside the chunk list is at most this close
+    idf, q_terms = engine.idf(), terms(topic)
+    other, alias = alias_of(topic, [d.original for d, _ in hits], engine.settings.collection.min_acronym)
+    if other:
+        seen = {d.work_id for d, _ in hits} | set(exclude or ())
+        ranked = engine.retriever.signals(other, n, names=["bm25"]).get("bm25", [])
+        docs = engine.retriever.fetch([d for d, _ in ranked])
+        for doc_id, _ in ranked:
+            doc = docs.get(doc_id)
+            if doc is not None and doc.work_id not in seen:
+                seen.add(doc.work_id)
+                hits.append((doc, 0.0))
+    return [_candidate(doc, q_terms, idf, chunk.get(doc.doc_id, floor), alias) for doc, _ in hits]
+
+
+def rescored(engine: Any, topic: str, docs: list[StoredDoc]) -> list[Candidate]:
+    """``docs`` (a previous list) scored for ``topic``; dense = their best sentence's cosine."""
+    idf, q_terms = engine.idf(), terms(topic)
+    q_vec = embed(engine.cache.embedder, [topic])[0]
+    _, alias = alias_of(topic, [d.original for d in docs], engine.settings.collection.min_acronym)
+    out = []
+    for doc, (_, vecs) in zip(docs, engine.cache.get([d.original for d in docs]), strict=True):
+        dense = float(np.max(vecs @ q_vec)) if len(vecs) else 0.0
+        out.append(_candidate(doc, q_terms, idf, dense, alias))
+    return out
