@@ -216,3 +216,34 @@ def test_pick_grammar_constrains_the_real_models_reply(model_settings: Settings)
     messages = numbered_messages("pick", "What colour is the sky over the desert?", sentences, ["Observations"])
     reply = "".join(local.LocalChatModel(model_settings).stream(messages, max_tokens=16, grammar=pick_grammar(2)))
     assert re.fullmatch(r"none|[12]( [12]){0,3}", reply.strip()), reply
+
+
+# --- evals.bench_local --answers: the default backend timed end to end ------------------------------
+def test_bench_answers_questions_alternate_types_and_skip_unanswerable() -> None:
+    import json
+
+    from evals.bench_local import answer_questions
+
+    rows = {json.loads(line)["question"]: json.loads(line) for line in
+            (Path(__file__).resolve().parent.parent / "evals" / "datasets" / "generated.jsonl").read_text().splitlines()
+            if line.strip()}
+    questions = answer_questions(6)
+    types = [rows[q]["type"] for q in questions]
+    assert len(questions) == 6 and "unanswerable" not in types and types[0] != types[1] and len(set(types)) == 2
+
+
+@pytest.mark.slow
+def test_bench_answers_runs_the_default_end_to_end(corpus_dir: Path, model_settings: Settings, tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    data = tmp_path / "data"
+    shutil.copytree(corpus_dir, data)
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "ASSISTANT_LOCAL_MODEL_PATH": str(local.ensure_model(model_settings))}
+    res = subprocess.run([sys.executable, "-m", "evals.bench_local", "--answers", "2", "--data-dir", str(data),
+                          "--threads", "2"], capture_output=True, text=True, timeout=900, cwd=root, env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "2 questions, " in res.stdout and "first token p50" in res.stdout and "load average before" in res.stdout
+    assert "design lead" in res.stdout
