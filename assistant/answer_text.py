@@ -1,0 +1,65 @@
+"""What the engine's answers say and carry: the fixed texts, the caveat's wording, the numbered
+citations of the sources an answer cites, and one LLM call's token usage and cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.export import reference_metadata
+from assistant.hits import to_hit
+from assistant.prompts import count_tokens
+from assistant.store import StoredDoc
+from assistant.types import Answer, Citation
+from assistant.types import Evidence as EvidenceSpan
+
+REFUSAL_TEXT = "The collection does not answer this question."
+EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
+MODEL_REFUSAL = "NOT IN SOURCES"
+NO_FIGURE = "The abstracts found describe this but do not state the number asked for; the closest statements are:"
+DECLINED_REASON = "the model declined (no direct answer in the sources); the closest statements are quoted, saying so"
+Hits = list[tuple[StoredDoc, float]]
+
+
+def caveat_text(missing: list[str], model_declined: bool = False, unstated: list[str] | None = None) -> str:
+    """What the caveat says: the names no source mentions; else that the model found no direct
+    answer; else, where it can, the question's words the closest statements leave unstated."""
+    if missing:
+        return f"None of the abstracts found mentions {join_names(missing)}; the closest ones state:"
+    if model_declined:
+        return "The model found no direct answer in the abstracts; the closest statements are:"
+    if unstated:
+        return f"The abstracts found may not answer this directly: the closest statements below do not mention {join_names(unstated)}."
+    return "The abstracts found may not answer this directly; the closest statements are:"
+
+
+def join_names(items: list[str]) -> str:
+    quoted = [f'"{x}"' for x in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def citations(hits: Hits, order: list[int], spans: dict[int, list[EvidenceSpan]]) -> list[Citation]:
+    out = []
+    for n, i in enumerate(order, start=1):
+        doc, score = hits[i]
+        hit = to_hit(doc, score, i + 1)
+        out.append(Citation(n=n, doc_id=doc.doc_id, label=doc.label, text=doc.original, source=hit.source,
+                            evidence=sorted(spans.get(i, []), key=lambda e: e.start), score=round(score, 4),
+                            metadata=reference_metadata(doc.metadata)))
+    return out
+
+
+def add_usage(answer: Answer, model: Any, messages: list[dict[str, str]], completion: str) -> None:
+    """Add one LLM call's tokens (the server's count when it sent one, else tiktoken's) and cost."""
+    reported = getattr(model, "last_usage", None) or {}
+    prompt = int(reported.get("prompt_tokens") or sum(count_tokens(m["content"]) for m in messages))
+    done = int(reported.get("completion_tokens") or count_tokens(completion))
+    usage = answer.usage
+    usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + prompt
+    usage["completion_tokens"] = usage.get("completion_tokens", 0) + done
+    usage["model"] = model.model
+    if model.name == "openai":
+        from assistant.backends.openai_backend import estimate_cost
+
+        cost = estimate_cost(model.model, usage["prompt_tokens"], usage["completion_tokens"])
+        if cost is not None:
+            usage["cost_usd"] = round(cost, 6)
