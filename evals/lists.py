@@ -38,6 +38,7 @@ from evals.lists_metrics import (
     list_record,
     scores,
 )
+from evals.lists_reworded import kept as kept_rewordings
 
 __all__ = ["agg_lists", "expected_shape", "format_lists", "list_record", "scores"]  # the harness imports them from here
 
@@ -195,6 +196,10 @@ def build_rows(works: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, A
     for i, g in enumerate(groups, 1):
         rows.append(row("list", i, LIST_TEMPLATES[i % len(LIST_TEMPLATES)].format(t=g["term"]), g["works"],
                         term=g["term"], acronym=g["acronym"]))
+    reworded = kept_rewordings()  # the topic as a user words it (evals/lists_reworded.py), gold unchanged
+    for i, g in enumerate([g for g in groups if g["term"] in reworded], 1):
+        rows.append(row("list_reworded", i, LIST_TEMPLATES[i % len(LIST_TEMPLATES)].format(t=reworded[g["term"]]), g["works"],
+                        prefix="RL", shape="list", term=g["term"], acronym=g["acronym"], topic=reworded[g["term"]]))
     for i, g in enumerate([g for g in groups if g["acronym_counts"]], 1):
         rows.append(row("list", i, ACRONYM_TEMPLATES[i % len(ACRONYM_TEMPLATES)].format(a=g["acronym"]), g["works"],
                         prefix="AL", term=g["term"], acronym=g["acronym"], topic=g["acronym"]))
@@ -282,7 +287,7 @@ def _features(assistant: Any, questions: list[Any], n: int | None = None) -> lis
         topic = detect(q.text).topic or q.text
         cands = candidates(engine, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
-        out.append({"id": q.id, "group": (q.raw or {}).get("term", q.id), "gold": set(q.gold), "baseline": base,
+        out.append({"id": q.id, "type": q.type, "group": (q.raw or {}).get("term", q.id), "gold": set(q.gold), "baseline": base,
                     "cands": [(c.lexical, c.dense, c.doc.work_id) for c in cands]})
     return out
 
@@ -302,37 +307,55 @@ def _mean_f1(feats: list[dict[str, Any]], w: float, t: float, m: int = 0) -> flo
     return total / len(feats) if feats else 0.0
 
 
+_RP = ("recall", "precision", "baseline_recall", "baseline_precision")
+
+
+def _rp(feats: list[dict[str, Any]], w: float, t: float, m: int) -> dict[str, float]:
+    """Mean recall / precision of the picked works and of the baseline's top-k ({} for none)."""
+    if not feats:
+        return {}
+    held = [scores(_pick(f, w, t, m), f["gold"]) for f in feats]
+    base = [scores(f["baseline"], f["gold"]) for f in feats]
+    return {"recall": _summary([r for r, _ in held])[0], "precision": _summary([p for _, p in held])[0],
+            "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]}
+
+
 def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
     """The (lexical weight, cut-off) of the best mean F1 on ``feats`` (ties: the first in grid order)."""
     return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
 
 
 def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: Path | None = FIT_PATH,
-        m: int | None = None) -> dict[str, Any]:
-    """5-fold CV of (lexical_weight, cutoff) on the list questions of the list split; ``m``: the
-    floor of works always listed (default ``collection.min_listed``)."""
+        m: int | None = None, types: list[str] | None = None) -> dict[str, Any]:
+    """5-fold CV of (lexical_weight, cutoff) on the list questions of the list split (``types``:
+    only these question types, e.g. list / list_reworded); ``m``: the floor of works always listed
+    (default ``collection.min_listed``). Held-out figures per fold, and per question type; and each
+    type's figures with the constants in settings now (``settings_now``)."""
     assistant = _open(data_dir)
-    m = assistant.settings.collection.min_listed if m is None else m
-    rows = [r for r in load_for_tuning(LISTS_PATH) if r.get("shape") == "list" and not r.get("previous")]
+    cs = assistant.settings.collection
+    m = cs.min_listed if m is None else m
+    rows = [r for r in load_for_tuning(LISTS_PATH) if r.get("shape") == "list" and not r.get("previous")
+            and (types is None or r.get("type") in types)]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
     feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
     per_fold = []
+    types = sorted({f["type"] for f in feats})
     groups = sorted({f["group"] for f in feats})  # a topic's questions (term and acronym) stay in one fold
     fold_of = {g: j % folds for j, g in enumerate(groups)}
     for i in range(folds):
         train = [f for f in feats if fold_of[f["group"]] != i]
         test = [f for f in feats if fold_of[f["group"]] == i]
         w, t = best_pair(train, m)
-        held = [scores(_pick(f, w, t, m), f["gold"]) for f in test]
-        base = [scores(f["baseline"], f["gold"]) for f in test]
-        per_fold.append({"fold": i, "lexical_weight": w, "cutoff": t, "n": len(test),
-                         "recall": _summary([r for r, _ in held])[0], "precision": _summary([p for _, p in held])[0],
-                         "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]})
+        per_fold.append({"fold": i, "lexical_weight": w, "cutoff": t, "n": len(test), **_rp(test, w, t, m),
+                         "by_type": {ty: _rp([f for f in test if f["type"] == ty], w, t, m) for ty in types}})
     w, t = best_pair(feats, m)
     ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     result = {"command": "python -m evals.lists fit", "questions": len(feats), "problems": problems,
               "chosen": {"lexical_weight": w, "cutoff": t}, "folds": per_fold,
-              "held_out": {k: _summary([f[k] for f in per_fold]) for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
+              "held_out": {k: _summary([f[k] for f in per_fold]) for k in _RP},
+              "held_out_by_type": {ty: {k: _summary([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]]) for k in _RP}
+                                   for ty in types},
+              "settings_now": {ty: _rp([f for f in feats if f["type"] == ty], cs.lexical_weight, cs.cutoff, m) for ty in types},
               "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": _summary(ceiling),
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
     if out is not None:
@@ -366,13 +389,17 @@ def main(argv: list[str] | None = None) -> int:
                     "with it the fit is printed, not written")
     ap.add_argument("--min-listed", type=int, default=None, help="fit: the works always listed (default: the setting); "
                     "with it the fit is printed, not written")
+    ap.add_argument("--types", default=None, help="fit: comma-separated question types (list, list_reworded; default all); "
+                    "with it the fit is printed, not written")
+    ap.add_argument("--dry-run", action="store_true", help="fit: print, do not write evals/fits/lists.json")
     args = ap.parse_args(argv)
     if args.command == "shapes":
         print(json.dumps(shape_confusion(), indent=1))
         return 0
+    types = args.types.split(",") if args.types else None
+    dry = args.dry_run or args.candidates or args.min_listed is not None or types
     out = build(args.data_dir) if args.command == "build" else fit(
-        args.data_dir, n=args.candidates, m=args.min_listed,
-        out=None if args.candidates or args.min_listed is not None else FIT_PATH)
+        args.data_dir, n=args.candidates, m=args.min_listed, types=types, out=None if dry else FIT_PATH)
     print(json.dumps({k: v for k, v in out.items() if k not in ("groups", "folds")}, indent=1, default=str))
     return 0
 

@@ -9,6 +9,7 @@ from typing import Any
 LIST = "list"
 SHAPED_TYPES = (LIST, "compare", "overview")
 FOLLOW_UP = "follow-up"  # a list question asked of the previous list ("which of these…"), reported apart
+REWORDED = "list_reworded"  # a list whose topic is worded as a user would, not as the abstracts' term, reported apart
 
 
 def scores(picked: list[str], gold: set[str]) -> tuple[float, float]:
@@ -38,6 +39,8 @@ def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[
         return out
     if expected == "list" and q.previous:
         expected = FOLLOW_UP
+    elif expected == "list" and q.type == REWORDED:
+        expected = REWORDED
     cited = list(dict.fromkeys(docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations))
     base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=assistant.settings.top_k, mode="baseline")]
     (r, p), (br, bp) = scores(cited, q.gold), scores(base, q.gold)
@@ -56,14 +59,14 @@ def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
         if "shape" in r:
             confusion[r["type"]][r["shape"]] += 1
     out: dict[str, Any] = {"shape_confusion": {t: dict(c) for t, c in confusion.items()}, "by_shape": {}}
-    for shape in (*SHAPED_TYPES, FOLLOW_UP):
+    for shape in (*SHAPED_TYPES, REWORDED, FOLLOW_UP):
         rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
         if rows:
             out["by_shape"][shape] = {
                 "n": len(rows), **{k: _summary([x[k] for x, _ in rows])[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
                 "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
                 "refused": _summary([float(x.get("refused", False)) for x, _ in rows])[0],
-                "detected": _summary([float(s == (LIST if shape == FOLLOW_UP else shape)) for _, s in rows])[0]}
+                "detected": _summary([float(s == (LIST if shape in (FOLLOW_UP, REWORDED) else shape)) for _, s in rows])[0]}
     return out
 
 
@@ -73,9 +76,9 @@ def format_lists(agg: dict[str, Any]) -> str:
     lines = ["Question shapes detected, per question type: " + "; ".join(
         f"{t}: " + ", ".join(f"{s} {n}" for s, n in sorted(c.items())) for t, c in agg["shape_confusion"].items())]
     if agg["by_shape"]:
-        lines.append(f"{'shape':10s} {'n':>4s} {'recall':>7s} {'prec.':>7s} {'base R':>7s} {'base P':>7s} {'named':>6s} {'refused':>7s} {'shape ok':>8s}")
+        lines.append(f"{'shape':13s} {'n':>4s} {'recall':>7s} {'prec.':>7s} {'base R':>7s} {'base P':>7s} {'named':>6s} {'refused':>7s} {'shape ok':>8s}")
         for shape, m in agg["by_shape"].items():
-            lines.append(f"{shape:10s} {m['n']:4d} {m['recall']:7.3f} {m['precision']:7.3f} {m['baseline_recall']:7.3f} "
+            lines.append(f"{shape:13s} {m['n']:4d} {m['recall']:7.3f} {m['precision']:7.3f} {m['baseline_recall']:7.3f} "
                          f"{m['baseline_precision']:7.3f} {m['all_named_cited']:6.3f} {m['refused']:7.3f} {m['detected']:8.3f}")
-        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list)")
+        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list; list_reworded: a list topic in a user's words)")
     return "\n".join(lines)

@@ -167,6 +167,32 @@ def test_the_committed_list_split_is_what_the_builder_writes() -> None:
     assert all(set(r["gold_anchors"]) < set(by_id[r["previous"]]["gold_anchors"]) for r in follow)  # a part of the list
 
 
+def test_a_reworded_topic_shares_at_most_one_content_word_with_its_term() -> None:
+    from evals import lists_reworded as R
+
+    g = {"term": "state space models", "acronym": "SSM", "expansions": ["state space model", "state space models"]}
+    assert R.overlap("modelling the states of a system", g["term"], g["expansions"]) == 2  # stems: model, state
+    assert R.verdict("modelling the states of a system", g) == "overlap"
+    assert R.verdict("sequence models with a recurrent memory", g) is None  # one shared word is allowed
+    assert R.verdict("SSMs for text", g) == "acronym"
+
+
+def test_the_committed_reworded_lists_keep_their_terms_gold() -> None:
+    from evals import lists_reworded as R
+
+    rows = [json.loads(line) for line in L.LISTS_PATH.read_text(encoding="utf-8").splitlines()]
+    groups = {g["term"]: g for g in json.loads(R.META_PATH.read_text(encoding="utf-8"))["groups"]}
+    term_list = {r["term"]: r for r in rows if r["type"] == "list" and "topic" not in r}
+    reworded = [r for r in rows if r["type"] == "list_reworded"]
+    assert reworded and len(reworded) == len(R.kept())
+    for r in reworded:
+        assert r["shape"] == "list" and r["gold_anchors"] == term_list[r["term"]]["gold_anchors"]
+        assert r["topic"] in r["question"] and R.verdict(r["topic"], groups[r["term"]]) is None
+    recs = [{"type": "list_reworded", "shape": "list", "list": {"expected": "list_reworded", "recall": 0.5, "precision": 1.0,
+             "baseline_recall": 0.0, "baseline_precision": 0.0, "all_named_cited": False}}]
+    assert L.agg_lists(recs)["by_shape"]["list_reworded"]["detected"] == 1.0  # reported apart from term lists
+
+
 def test_tuning_code_refuses_the_locked_collection_split() -> None:
     with pytest.raises(LockedSplitError):
         load_for_tuning(DATASETS_DIR / "locked_collection.jsonl")
