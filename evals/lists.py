@@ -320,6 +320,16 @@ def _rp(feats: list[dict[str, Any]], w: float, t: float, m: int) -> dict[str, fl
             "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]}
 
 
+def _diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
+    """Candidate recall, and the mean best dense cosine / lexical score of gold and other candidates."""
+    def best(f: dict[str, Any], gold: bool, k: int) -> float:
+        return max((c[k] for c in f["cands"] if (c[2] in f["gold"]) == gold), default=0.0)
+
+    ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
+    return {"candidate_recall": _summary(ceiling), **{f"{'gold' if g else 'other'}_best_{name}": _summary([best(f, g, k) for f in feats])
+                                                      for g in (True, False) for k, name in ((1, "dense"), (0, "lexical"))}}
+
+
 def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
     """The (lexical weight, cut-off) of the best mean F1 on ``feats`` (ties: the first in grid order)."""
     return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
@@ -357,6 +367,7 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
                                    for ty in types},
               "settings_now": {ty: _rp([f for f in feats if f["type"] == ty], cs.lexical_weight, cs.cutoff, m) for ty in types},
               "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": _summary(ceiling),
+              "by_type": {ty: _diagnosis([f for f in feats if f["type"] == ty]) for ty in types},
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
