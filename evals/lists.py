@@ -31,12 +31,14 @@ from typing import Any
 
 from evals.data import DATASETS_DIR, EVALS_DIR, LISTS_PATH, load_for_tuning, resolve_anchors
 from evals.lists_metrics import (
+    _diagnosis,
     _summary,
     agg_lists,
     expected_shape,
     format_lists,
     list_record,
     scores,
+    shape_confusion,
 )
 from evals.lists_reworded import kept as kept_rewordings
 
@@ -323,16 +325,6 @@ def _rp(feats: list[dict[str, Any]], w: float, t: float, m: int) -> dict[str, fl
             "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]}
 
 
-def _diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
-    """Candidate recall, and the mean best dense cosine / lexical score of gold and other candidates."""
-    def best(f: dict[str, Any], gold: bool, k: int) -> float:
-        return max((c[k] for c in f["cands"] if (c[2] in f["gold"]) == gold), default=0.0)
-
-    ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
-    return {"candidate_recall": _summary(ceiling), **{f"{'gold' if g else 'other'}_best_{name}": _summary([best(f, g, k) for f in feats])
-                                                      for g in (True, False) for k, name in ((1, "dense"), (0, "lexical"))}}
-
-
 def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
     """The (lexical weight, cut-off) of the best mean F1 on ``feats`` (ties: the first in grid order)."""
     return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
@@ -375,24 +367,6 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return result
-
-
-def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "calibration", "lists")) -> dict[str, Any]:
-    """The shape detector's answer (from the question's words alone) per split and question type; a
-    follow-up counts its previous question's detected shape as the previous answer's."""
-    from assistant.shape import LIST, detect
-    from evals.data import resolve_path
-
-    out: dict[str, Any] = {}
-    for name in names:
-        rows = load_for_tuning(resolve_path(name)[1])
-        by_id = {r["id"]: r for r in rows}
-        table: dict[str, Counter[str]] = defaultdict(Counter)
-        for r in rows:
-            prev = by_id.get(r.get("previous") or "")
-            table[r.get("type", "")][detect(r["question"], prev is not None and detect(prev["question"]).kind == LIST).kind] += 1
-        out[name] = {t: dict(c) for t, c in table.items()}
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,3 +82,31 @@ def format_lists(agg: dict[str, Any]) -> str:
                          f"{m['baseline_precision']:7.3f} {m['all_named_cited']:6.3f} {m['refused']:7.3f} {m['detected']:8.3f}")
         lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list; list_reworded: a list topic in a user's words)")
     return "\n".join(lines)
+
+
+def _diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
+    """Candidate recall, and the mean best dense cosine / lexical score of gold and other candidates."""
+    def best(f: dict[str, Any], gold: bool, k: int) -> float:
+        return max((c[k] for c in f["cands"] if (c[2] in f["gold"]) == gold), default=0.0)
+
+    ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
+    return {"candidate_recall": _summary(ceiling), **{f"{'gold' if g else 'other'}_best_{name}": _summary([best(f, g, k) for f in feats])
+                                                      for g in (True, False) for k, name in ((1, "dense"), (0, "lexical"))}}
+
+
+def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "calibration", "lists")) -> dict[str, Any]:
+    """The shape detector's answer (from the question's words alone) per split and question type; a
+    follow-up counts its previous question's detected shape as the previous answer's."""
+    from assistant.shape import LIST, detect
+    from evals.data import load_for_tuning, resolve_path
+
+    out: dict[str, Any] = {}
+    for name in names:
+        rows = load_for_tuning(resolve_path(name)[1])
+        by_id = {r["id"]: r for r in rows}
+        table: dict[str, Counter[str]] = defaultdict(Counter)
+        for r in rows:
+            prev = by_id.get(r.get("previous") or "")
+            table[r.get("type", "")][detect(r["question"], prev is not None and detect(prev["question"]).kind == LIST).kind] += 1
+        out[name] = {t: dict(c) for t, c in table.items()}
+    return out
