@@ -96,6 +96,18 @@ def streamed(assistant: Assistant, question: str, **kw: Any) -> tuple[str, Answe
     return "".join(parts), answer
 
 
+class CountingEmbedder:
+    """Wraps the real embedder and counts the texts it is asked to embed."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+
+    def __call__(self, texts: list[str]) -> Any:
+        self.texts += list(texts)
+        return self.inner(texts)
+
+
 @pytest.fixture()
 def mock_model() -> Iterator[MockChatModel]:
     """A fresh MockChatModel, available as ``backend="mock"`` for the duration of the test."""

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import pytest
+from conftest import CountingEmbedder
 
 from assistant import Assistant
 from assistant.citations import Verifier, parse_markers, split_answer, strip_markers
@@ -15,18 +16,6 @@ from assistant.prompts import as_data, render
 RING = "Ring Attention distributes long sequences across multiple devices while overlapping the communication of key-value blocks"
 FLASH = "FlashAttention IO-aware exact attention tiling reduces reads and writes between GPU HBM and SRAM"
 LOCRET = "Locret retaining heads evaluate the causal importance of KV cache units for eviction"
-
-
-class CountingEmbedder:
-    """Wraps the real embedder and counts the texts it is asked to embed."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-
-    def __call__(self, texts: list[str]) -> Any:
-        self.texts += list(texts)
-        return self.inner(texts)
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import CountingEmbedder
 
 from assistant import Assistant
 from assistant.citations import Verifier, verbatim_key
@@ -15,16 +16,6 @@ from assistant.text import split_sentences
 
 RING = "Ring Attention distributes long sequences across multiple devices while overlapping the communication of key-value blocks"
 FLASH = "FlashAttention IO-aware exact attention tiling reduces reads and writes between GPU HBM and SRAM"
-
-
-class CountingEmbedder:
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-
-    def __call__(self, texts: list[str]) -> Any:
-        self.texts += list(texts)
-        return self.inner(texts)
 
 
 @pytest.fixture(scope="module")
