@@ -43,6 +43,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def attach(page: Any, elem: str, path: Path, tries: int = 4) -> None:
+    """Choose ``path`` in the file component ``elem`` and wait until the page shows it uploaded.
+    The choice is made again when the name does not appear: on a loaded machine the component can
+    be re-rendered after the tab opens, and a choice made on the replaced input is lost (two
+    clean-clone CI runs waited 30 s and 120 s for a name that never came; alone the test passes)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(tries):
+        page.set_input_files(f"{elem} input[type=file]", str(path))
+        try:  # Gradio's upload route first: as slow as an answer on a busy machine
+            page.wait_for_selector(f"{elem} :text('{path.name}')", timeout=ANSWER_TIMEOUT_MS // tries)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"the page never showed {path.name} as uploaded in {elem} ({tries} tries)")
+
+
 @contextmanager
 def running(assistant: Assistant, **settings: Any) -> Iterator[str]:
     """The app for ``assistant`` on 127.0.0.1:<free port>, in a background thread; yields its URL."""
@@ -166,9 +183,7 @@ def test_uploaded_abstract_html_is_escaped_and_never_runs(corpus_copy: Assistant
         page.get_by_role("tab", name="Corpus").click()
         page.wait_for_selector("#stats table")
         before = page.inner_text("#stats")
-        page.set_input_files("#upload input[type=file]", str(evil))
-        # the upload goes through Gradio's upload route first: as slow as an answer on a busy machine
-        page.wait_for_selector("#upload :text('evil.jsonl')", timeout=ANSWER_TIMEOUT_MS)
+        attach(page, "#upload", evil)
         page.click("#ingest")
         page.wait_for_function("() => document.querySelector('#report textarea')?.value.includes('added')",
                                timeout=ANSWER_TIMEOUT_MS)
