@@ -61,10 +61,15 @@ _SINGULAR = (r"(?:paper|abstract|work|study|article|method|approach|model|techni
 # A preposition or an auxiliary is no modifier ("What about diffusion models?" has no head noun).
 _NOT_MOD = r"(?:about|on|of|in|for|with|to|by|from|among|is|are|was|were|do|does|did|has|have|had|can|could|would|should)"
 _MOD = rf"(?:(?!(?:{_SINGULAR}|{_NOT_MOD})\b)[\w-]+\s+){{0,3}}?"
+# Discourse openers English puts before a question ("so", "and", "then", "okay", "now").
 _LEAD = r"^\s*(?:so\s+|and\s+|then\s+|ok(?:ay)?,?\s+|now,?\s+)?"
+# Nouns for a collection of documents (the words a reader uses for what this tool holds).
 _COLL = r"(?:collection|corpus|library|index|set|database)"
+# Anaphora pointing back at a list just shown: demonstratives, "them", "the above / listed / previous".
 _THESE = rf"(?:these|those|them|the\s+(?:above|listed|previous)(?:\s+(?:{_WORKS}|{_METHODS}))?|the\s+\w+\s+(?:listed|above)|the\s+(?:{_WORKS}|{_METHODS})\s+(?:listed|above))"
-# Where a question places its works in the collection.
+# Where a question places its works in the collection: English locatives for a collection - the deictic
+# "here", a preposition (in / of / across / among) before a collection noun or a demonstrative, and the
+# possessive relatives "(that) you have", "the collection has / holds / contains".
 _LOCATIVE = re.compile(
     rf"\s*\b(?:here|in\s+(?:the|this|my|your|our)\s+{_COLL}|of\s+the\s+{_COLL}|across\s+(?:the|this|my)\s+{_COLL}"
     rf"|among\s+(?:(?:these|those)(?:\s+{_WORKS})?|them|the\s+{_WORKS})|in\s+(?:these|the)\s+(?:{_WORKS}|literature)"

@@ -1,6 +1,6 @@
 """Query rewriting by the packaged local model (HyDE, Gao et al. 2022), measured, not shipped.
 
-    python -m evals.hyde --data-dir D [--limit 80] [--cache /tmp/hyde_cache.jsonl] [--threads 2]
+    python -m evals.hyde --data-dir D [--limit 80] [--cache evals/runs/hyde_cache.jsonl] [--threads 2]
 
 For tuning questions only (dev lookup / paraphrase / numeric / multi and the calibration set's far
 rewordings; the locked split is never read: ``evals.fit.tuning_questions`` loads through
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.cv import folds
+from evals.data import EVALS_DIR
 from evals.fit import log, open_assistant, tuning_questions
 from evals.metrics import ndcg_at_k, recall_at_k
 
@@ -102,6 +103,7 @@ class Writer:
         key = cache_key(question, self.prompt)
         if key not in self.done:
             self.done[key] = {"key": key, "question": question, **self._generate(question)}
+            self.cache.parent.mkdir(parents=True, exist_ok=True)
             with self.cache.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(self.done[key]) + "\n")
         return self.done[key]
@@ -170,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=80)
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--threads", type=int, default=2, help="llama.cpp CPU threads")
-    p.add_argument("--cache", default="/tmp/hyde_cache.jsonl", help="generations, one JSON line each")
+    p.add_argument("--cache", default=str(EVALS_DIR / "runs" / "hyde_cache.jsonl"),
+                   help="generations, one JSON line each (evals/runs is not committed)")
     p.add_argument("--out", default=None, help="write the per-question rows and the table as JSON here")
     args = p.parse_args(argv)
     assistant = open_assistant(args.data_dir)
