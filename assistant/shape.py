@@ -107,6 +107,9 @@ _ONE_WORK = re.compile(r"\b(?:the|this|that|its|their)\s+(?:paper|study|work|art
                        r"|\b(?:it|its)\b", re.I)
 _ANCHOR_PREPS = re.compile(r"\b(?:in|by|of|from|within|against|than|with|behind|underlying|into)\s+(?:the\s+)?$", re.I)
 
+# How English asks for a comparison: the verbs compare / contrast, "how do A and B differ", "what
+# distinguishes", "the difference(s) between", "what do A and B have in common", "which is better, A or B",
+# and "A vs B".
 _COMPARE = [
     re.compile(r"^\s*(?:please\s+|can\s+you\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
     re.compile(r"^\s*(?:how|in\s+what\s+(?:ways?|respects?|sense))\s+(?:do|does|did|is|are)\b(?P<rest>.*?\b(?:differ|different|compare|contrast|stack\s+up)\b.*)$", re.I),
@@ -118,6 +121,9 @@ _COMPARE = [
 ]
 _PROPERTY_OF = re.compile(r"^the\s+(?:[\w-]+\s+){1,2}?of\s+(?:the\s+)?(?P<owner>.+)$", re.I)
 _PROPERTY = re.compile(r"\w's\s+\w+|\bthat\s+of\b", re.I)
+# An overview asks for the state of knowledge: past participles of knowing and reporting ("what is known
+# about"), of doing ("what has been tried for"), verbs of saying ("what do papers say about"), who says
+# it (works, researchers, the field), and the prepositions that introduce its topic.
 _KNOWN = r"(?:known|learned|learnt|found|reported|shown|said|written|published|understood)"
 _DONE = r"(?:tried|done|proposed|studied|explored|attempted|suggested|developed|achieved|investigated|published|written)"
 _SAY = r"(?:say|report|show|find|conclude|tell(?:\s+us)?|suggest|claim|write)"
