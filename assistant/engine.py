@@ -131,7 +131,7 @@ class AnswerEngine:
             query = self._condense(turn, base)
         base.standalone_question = query if query != turn.question else None
         n = max(self.settings.candidates, turn.k + 5)
-        turn.lists = self.retriever.signals(query, n, filters=turn.filters)
+        turn.lists = self.retriever.signals(query, n, filters=turn.filters, exclude=turn.exclude)
         turn.hits = self.retriever.retrieve(query, turn.k, exclude=turn.exclude, lists=turn.lists, filters=turn.filters)
         turn.asked = query if condensed else evidence_question(turn.question, turn.history, turn.hits[0][0].original if turn.hits else "", self.settings.answer.short_question_terms)
         turn.timings["retrieve"] = time.perf_counter() - turn.t0
@@ -142,7 +142,7 @@ class AnswerEngine:
             turn.decision = decision_mod.Decision("refuse", 0.0)
             return
         read = turn.hits[: self.settings.answer.evidence_docs]
-        idf = self.idf()
+        idf = self.retriever.idf(turn.exclude)  # leave-one-out: as if the excluded works were never indexed
         turn.evidence = score_evidence(turn.asked, [d.original for d, _ in read], self.cache, idf)
         # the second look (extractive.py): the abstract whose sentence answers leads
         turn.hits[: len(read)], turn.evidence = second_look(turn.evidence, read, self.settings.answer.second_look)
@@ -152,8 +152,8 @@ class AnswerEngine:
         read_lexical = coverage(q_terms, set().union(*doc_terms), idf)
         lexical = [coverage(q_terms, t, idf) for t in doc_terms]
         ids = [d.doc_id for d, _ in turn.hits]
-        visible, gone = decision_mod.visible_lists(turn.lists, turn.exclude, self.retriever.docs)
-        rare = decision_mod.rare_coverage(q_terms, doc_terms, idf, gone)
+        visible, _ = decision_mod.visible_lists(turn.lists, turn.exclude, self.retriever.docs)
+        rare = decision_mod.rare_coverage(q_terms, doc_terms, idf)  # idf already leaves the excluded out
         feats = decision_mod.features_of(0, ids, turn.lists, lexical[0], turn.evidence, read_lexical, visible, rare)
         # a follow-up is checked with the names it refers to (conversation.resolved_question)
         resolved = resolved_question(turn.question, turn.history, turn.asked, self.settings.answer.short_question_terms)

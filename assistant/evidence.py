@@ -48,6 +48,21 @@ class Idf:
         idf._df = cache(doc_freq)
         return idf
 
+    def without(self, texts: Iterable[str]) -> Idf:
+        """This IDF with ``texts`` taken out of the collection (each counted once per term)."""
+        gone: Counter[str] = Counter()
+        n = 0
+        for t in texts:
+            n += 1
+            gone.update(set(terms(t)))
+        if not n:
+            return self
+        idf = Idf()
+        idf.n = max(self.n - n, 1)
+        base = self._df
+        idf._df = lambda term: max((base(term) or 0) - gone[term], 0)
+        return idf
+
     def __call__(self, term: str) -> float:
         return math.log((self.n + 1) / ((self._df(term) or 0) + 0.5))
 

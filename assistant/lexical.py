@@ -184,18 +184,21 @@ class LexicalIndex:
     def search(self, query: str, k: int, exclude: set[str] | None = None,
                allow: frozenset[str] | None = None) -> list[tuple[str, float]]:
         """The ``k`` best abstracts for ``query`` as (doc id, BM25 score > 0), best first;
-        ``allow``: only these abstracts are ranked (a filter, assistant/filters.py)."""
+        ``allow``: only these abstracts are ranked (a filter, assistant/filters.py); ``exclude``:
+        left out as if they were never indexed, their share of the IDF too (leave-one-out)."""
         terms = self.tokenize(query)
         if k <= 0 or not terms:
             return []
         exclude = exclude or set()
         hits: list[tuple[float, str]] = []
         keep = self._allowed_rows(allow) if allow is not None else None
-        for seg in self._segments:  # a snapshot: refresh() swaps the tuple, never mutates it
+        segs = self._segments  # a snapshot: refresh() swaps the tuple, never mutates it
+        ratio = self._left_out_idf(segs, terms, exclude) if exclude else {}
+        for seg in segs:
             tids = [seg.bm25.vocab_dict[t] for t in terms if t in seg.bm25.vocab_dict]
             if not tids or seg.rows == 0:
                 continue
-            scores = seg.bm25.get_scores_from_ids(tids)
+            scores = seg.bm25.get_scores_from_ids(tids) if not ratio else _scaled_scores(seg, terms, ratio)
             if len(seg.dead):
                 scores[seg.dead] = 0.0
             if keep is not None:
@@ -206,6 +209,32 @@ class LexicalIndex:
         hits.sort(key=lambda h: -h[0])
         out = [(d, s) for s, d in hits if d not in exclude]
         return out[:k]
+
+    def _left_out_idf(self, segs: Any, terms: list[str], exclude: set[str]) -> dict[str, float]:
+        """Per query term, the factor that turns its IDF into the IDF of the index without the
+        ``exclude``d abstracts (as if they were never indexed: a term they alone share with one
+        other abstract weighs what it would weigh there). Only terms the left-out abstracts hold
+        change; the average length is left as it is (one abstract in hundreds moves it < 1%)."""
+        where = self._locations()
+        rows: dict[str, list[int]] = {}
+        for doc_id in exclude:
+            if (at := where.get(doc_id)) is not None:
+                rows.setdefault(at[0], []).append(at[1])
+        if not rows:
+            return {}
+        n = len(self)
+        out: dict[str, float] = {}
+        for t in dict.fromkeys(terms):
+            held = 0
+            for seg in segs:
+                tid = seg.bm25.vocab_dict.get(t)
+                if tid is not None and seg.name in rows:
+                    ptr = seg.bm25.scores["indptr"]
+                    held += int(np.isin(seg.bm25.scores["indices"][ptr[tid] : ptr[tid + 1]], rows[seg.name]).sum())
+            if held:
+                df = self.doc_freq(t)
+                out[t] = _lucene_idf(n - sum(map(len, rows.values())), df - held) / _lucene_idf(n, df)
+        return out
 
     def _allowed_rows(self, allow: frozenset[str]) -> dict[str, np.ndarray]:
         """Segment -> mask of the rows holding ``allow``'s abstracts (the last one is kept)."""
@@ -334,3 +363,21 @@ class LexicalIndex:
         segments_on_disk.fsync_dir(self.path)
         self._stamp = None
         self.refresh()
+
+
+def _lucene_idf(n: int, df: int) -> float:
+    """bm25s' lucene IDF (assistant/bm25_scoring.py)."""
+    return float(np.log(1.0 + (n - df + 0.5) / (df + 0.5)))
+
+
+def _scaled_scores(seg: Segment, terms: list[str], ratio: dict[str, float]) -> np.ndarray:
+    """``seg``'s BM25 scores for ``terms`` with each term's part scaled by ``ratio`` (a query
+    term repeated counts again, as in bm25s' get_scores_from_ids)."""
+    sc = seg.bm25.scores
+    out = np.zeros(seg.rows, dtype=np.float64)
+    for t in terms:
+        tid = seg.bm25.vocab_dict.get(t)
+        if tid is not None:
+            a, b = sc["indptr"][tid], sc["indptr"][tid + 1]
+            np.add.at(out, sc["indices"][a:b], sc["data"][a:b] * ratio.get(t, 1.0))
+    return out.astype(np.float32)

@@ -165,13 +165,17 @@ class HybridRetriever:
                 self._cache.popitem(last=False)
             return {i: self._cache[i] for i in ids if i in self._cache}
 
-    def idf(self) -> Idf:
-        """IDF of the collection's terms, from the lexical index's document frequencies."""
+    def idf(self, exclude: set[str] | None = None) -> Idf:
+        """IDF of the collection's terms, from the lexical index's document frequencies;
+        ``exclude`` (works): as if they were not indexed (leave-one-out)."""
         lex = self._current()
         with self._lock:
             if self._idf is None:
                 self._idf = Idf.of_index(len(lex), lex.doc_freq)
-            return self._idf
+            idf = self._idf
+        if not exclude:
+            return idf
+        return idf.without([doc.text for doc in self.docs().values() if doc.work_id in exclude])
 
     def allowed(self, filters: Filters | None) -> frozenset[str] | None:
         """The doc ids ``filters`` admit (None: no filter). The filterable fields of every doc are
@@ -219,9 +223,10 @@ class HybridRetriever:
         return np.asarray(self.embedder([query]), dtype=np.float32)[0]
 
     def signals(self, query: str, n: int, names: Iterable[str] = SIGNALS, vector: np.ndarray | None = None,
-                filters: Filters | None = None) -> dict[str, Ranked]:
+                filters: Filters | None = None, exclude: set[str] | None = None) -> dict[str, Ranked]:
         """Each signal's ``n`` best abstracts with its raw score (cosine, or BM25); with
-        ``filters``, the best among the abstracts they admit (each signal searches that set)."""
+        ``filters``, the best among the abstracts they admit (each signal searches that set);
+        ``exclude`` (works): BM25 scores as if they were not indexed (``retrieve`` drops them)."""
         lex = self._current()
         allow = self.allowed(filters)
         names = list(names)
@@ -229,7 +234,8 @@ class HybridRetriever:
         if allow is not None and not allow:
             return {s: [] for s in names}
         if "bm25" in names:
-            out["bm25"] = lex.search(query, n, allow=allow)
+            gone = {d for d, doc in self.docs().items() if doc.work_id in exclude} if exclude else None
+            out["bm25"] = lex.search(query, n + len(gone or ()), exclude=gone, allow=allow)
         if any(s in names for s in ("chunk", "abstract")):
             vec = self.embed_query(query) if vector is None else vector
             if "chunk" in names:

@@ -93,3 +93,18 @@ def test_rare_words_are_the_ones_the_collection_holds() -> None:
 
     gone = Counter(set(terms("sparse attention kernel")))  # that abstract excluded: "kernel" is held by none
     assert rare_coverage(q, [memory_doc], idf, gone)[0] > both[1]
+
+
+def test_idf_without_texts_equals_the_idf_of_the_rest() -> None:
+    from assistant.decision import rare_coverage
+    from assistant.evidence import Idf, terms
+
+    texts = ["sparse attention kernel", "sparse attention memory", "attention heads", "tokenizer vocabulary"]
+    full, rest = Idf(texts), Idf(texts[1:])
+    left = full.without(texts[:1])
+    for word in ("sparse", "attention", "kernel", "memory", "tokenizer", "zorblax"):
+        assert left(word) == rest(word)
+    assert full.without([]) is full
+    q = terms("Which sparse attention kernel saves memory?")
+    memory_doc = set(terms("sparse attention memory"))
+    assert rare_coverage(q, [memory_doc], left) == rare_coverage(q, [memory_doc], rest)

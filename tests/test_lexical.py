@@ -188,3 +188,24 @@ def test_a_small_delta_is_scored_with_corpus_wide_statistics(tmp_path, corpus, t
     got, want = dict(segmented.search(query, 5)), dict(rebuilt.search(query, 5))
     assert ids[300] in got
     assert got[ids[300]] == pytest.approx(want[ids[300]], rel=0.02)
+
+
+def test_excluded_abstracts_leave_the_idf_too(tmp_path, corpus, terms) -> None:
+    """Leave-one-out: with abstracts excluded, the others score as in an index built without them
+    (a word the excluded abstract shared with few others weighs more), not only minus their rows."""
+    ids, texts = zip(*corpus[:300], strict=True)
+    full = LexicalIndex.open(tmp_path / "full", terms)
+    full.add(list(ids), list(texts))
+    full.flush()
+    left = LexicalIndex.open(tmp_path / "left", terms)
+    left.add(list(ids[1:]), list(texts[1:]))
+    left.flush()
+    query = texts[0][:300]
+    got = dict(full.search(query, 20, exclude={ids[0]}))
+    want = dict(left.search(query, 20))
+    assert list(got) == list(want)
+    np.testing.assert_allclose([got[d] for d in want], list(want.values()), rtol=0.02)
+    plain = dict(full.search(query, 21))
+    plain.pop(ids[0], None)
+    shared = [d for d in want if abs(plain.get(d, 0.0) - want[d]) > 1e-3 * want[d]]
+    assert shared, "the query's words held by the excluded abstract must weigh differently without it"
