@@ -15,9 +15,11 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   answer. Abstracts beyond the display cap, and candidates below the cut-off that still hold every
   topic term, stay in ``Answer.items`` (``cited=False``) and the closing line counts them.
 - **follow-up** on a list ("which of these report speed-ups?"): the abstracts of the previous
-  list (read back from the conversation's last answer) are scored against the new topic the same
-  way, their dense part from their sentences' vectors, and only they can be listed; when none
-  reaches the cut-off, the closest three are shown under a caveat saying none states it.
+  list (read back from the conversation's last answer) are scored against the filter — lexically
+  for its topic, by their sentences' vectors for the filter as asked — and only they can be
+  listed, with the follow-up's own weight and cut-off (``followup_lexical_weight`` /
+  ``followup_cutoff``, 5-fold CV: ``python -m evals.list_followups fit``); when none reaches it
+  the answer says plainly that none of the n listed abstracts states it, the closest three below.
 - **compare**: each name of the question is resolved to the abstract that mentions it and ranks
   best for it (distinct abstracts, else the question is one paper's fact); each is shown side by
   side with what it does (its sentence best matching the name) and what it reports (its sentence
@@ -85,9 +87,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         return _with_summary(engine, turn, compared) if compared is not None else None
     if shape.follow_up:
         docs = _docs_of_quotes(engine, quotes)
-        if not docs:
-            return None
-        found = rescored(engine, shape.topic, docs)
+        return _with_summary(engine, turn, _follow_up(engine, base, shape, docs)) if docs else None
     else:
         found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
     missing = decision.missing if decision is not None else []
@@ -110,6 +110,27 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         listed, further = ranked[:3], []
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
     return _with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap))
+
+
+def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -> Answer:
+    """The listed abstracts that state the follow-up's filter: lexical score for its topic, cosine
+    of the best sentence with the filter as asked (its verb kept: ``Shape.predicate``), weighed and
+    cut by the follow-up's own constants (fitted by ``python -m evals.list_followups fit``: the
+    abstracts are already on the list's topic). When none reaches the cut-off the answer says so
+    plainly and shows the closest three under that statement."""
+    cfg = engine.settings.collection
+    found = rescored(engine, shape.topic, docs)
+    if shape.predicate and shape.predicate != shape.topic:
+        for c, p in zip(found, rescored(engine, shape.predicate, docs), strict=True):
+            c.dense = p.dense
+    w = cfg.followup_lexical_weight
+    ranked = sorted(found, key=lambda c: -c.relevance(w))
+    listed = [c for c in ranked if c.relevance(w) >= cfg.followup_cutoff]
+    if not listed:
+        base.caveat = (f"None of the {len(ranked)} abstracts listed before states {shape.topic!r}; "
+                       f"the closest {min(3, len(ranked))} of them:")
+        listed = ranked[:3]
+    return _listing(engine, base, shape, listed, [], cfg.display_max)
 
 
 def _docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:

@@ -237,6 +237,8 @@ class CollectionSettings(BaseModel):
     lexical_weight: float = 0.6  # fit: evals/fits/lists.json (held-out recall 0.97 +- 0.01, precision 0.98 +- 0.01)
     cutoff: float = 0.61  # relevance an abstract needs to be listed; fit: evals/fits/lists.json
     min_listed: int = 3  # of a list's most relevant few, those whose cosine alone reaches the cut-off are listed (a topic worded unlike any term scores low lexically); sanity bound; CV with it unchanged: evals/fits/lists.json
+    followup_lexical_weight: float = 0.9  # a follow-up on a list ("which of these…"): fit evals/fits/list_followups.json (held-out F1 0.78 +- 0.10, recall 0.75, precision 0.94)
+    followup_cutoff: float = 0.32  # relevance a listed abstract needs to answer a follow-up; fit: evals/fits/list_followups.json
     display_max: int = 25  # items shown with citations; the rest stay in Answer.items (sanity bound: one screen)
     overview_max: int = 8  # items in an overview's groups (sanity bound: a short answer)
     min_acronym: int = 3  # a topic's acronym shorter than this is not searched (IR, CV, AI read as other things); sanity bound

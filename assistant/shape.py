@@ -20,7 +20,10 @@ Decided from how English asks these things, never from any evaluation question:
   subject (do-support after the noun: "How many papers does the survey review?", unless that
   subject is the collection; or a named subject after a form of be / have) asks about one paper.
   A **follow-up** picks out of the previous list ("Which of these / them / those papers…", "Of
-  these, which…", "Do any of them…", "Which ones…", only when the previous answer was a list);
+  these, which…", "Do any of them…", "Which ones…", the elliptical partitive "Any of those…?", and
+  "the ones" / "those" heading a restrictive relative — English's one-anaphora for a set just
+  named: "The ones that use X?", "Show me only the ones that…", "Those with code?" — only when the
+  previous answer was a list; the filter is kept as asked, its verb too, in ``Shape.predicate``);
   "What about X?" after a list asks the same list question of X.
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
   "how do A and B differ / compare", "how does A differ from / compare to B", "in what ways do A
@@ -31,7 +34,17 @@ Decided from how English asks these things, never from any evaluation question:
 - **overview**: "what is known (here) about X", "what has been tried / done / proposed for X",
   "what have researchers tried for X", "(give me an) overview / summary / survey of X",
   "summarise / survey the work on X", "what do the papers (here) say about X", "how has X been
-  approached", "the state of the art on X", "what are the main approaches to X".
+  approached", "the state of the art on X", "what are the main approaches to X"; and the other
+  ways English asks for a digest of a body of work: who says it with any determiner ("what do these
+  abstracts say about", "tell me what the collection says about", "what have these papers found
+  about"); a noun for a digest after a request ("a rundown / synthesis / the gist / the landscape /
+  the state of things / of play of / on / for", "I'd like a summary of what's been done with");
+  verbs of summarising and briefing ("outline / walk me through / brief me on the work on X");
+  the field's ways with a problem ("how have people tackled X", "how do the papers here approach
+  X"; never "the authors", one paper's); the current thinking / understanding / consensus on X;
+  the content nouns of a body of work with a key adjective or placed in the papers ("the key
+  findings on X", "the main ideas in the papers on X", not "the findings *of* a work"); "what
+  progress has been made on X".
 
 Everything else is a fact question. The evidence guard (a comparison needs its names in distinct
 abstracts) is applied where the abstracts are known: ``assistant.collection``.
@@ -82,7 +95,7 @@ _WH_METHODS = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s
 _IMPERATIVE = re.compile(rf"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name|find|show(?:\s+me)?|give\s+me|enumerate|"
                          rf"point\s+me\s+to|recommend|suggest|pull\s+up|search\s+for|look\s+for|get\s+me)\s+(?:me\s+)?"
                          rf"(?:(?:all|the|any|every|each|some)\s+)*(?:{_NUMBER}\s+)?{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
-_REQUEST = re.compile(rf"^\s*(?:i(?:'m|\s+am)\s+(?:looking|searching)\s+for|i\s+(?:need|want)|i'd\s+like|looking\s+for|searching\s+for)\s+"
+_REQUEST = re.compile(rf"^\s*(?:i(?:'m|\s+am)\s+(?:(?:looking|searching)\s+for|after|interested\s+in|trying\s+to\s+find)|i\s+(?:need|want)|i'd\s+like|looking\s+for|searching\s+for)\s+"
                       rf"(?:(?:all|the|any|some)\s+)*{_MOD}(?:{_WORKS}|{_MASS})\b(?P<rest>.*)$", re.I)
 _EXISTENTIAL = re.compile(rf"^\s*(?:are|is)\s+there\s+(?:any\s+|other\s+|more\s+|some\s+)*{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
 _DO_ANY = re.compile(rf"^\s*(?:do|does|did)\s+(?:any|some)\s+(?:of\s+the\s+)?{_MOD}(?:{_WORKS}|paper|abstract|study|work|article)\b(?P<rest>.*)$", re.I)
@@ -93,7 +106,10 @@ _BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})\s+(?P<rest>(?:on|about
 _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+{_THESE}(?:\s+(?:{_WORKS}|{_METHODS}))?"
                        rf"|(?:do|does|did|are|is|were|was)\s+(?:any|some|all|none|either|both)\s+of\s+{_THESE}"
                        rf"|(?:of|among)\s+{_THESE},?\s+(?:which|what|how\s+many)(?:\s+ones?|\s+{_WORKS})?"
-                       rf"|which\s+ones?|which\s+(?:these|those)\s+(?:{_WORKS}|{_METHODS})?)\b(?P<rest>.*)$", re.I)
+                       rf"|which\s+ones?|which\s+(?:these|those)\s+(?:{_WORKS}|{_METHODS})?"
+                       rf"|(?:any|some|all|none|each|either|both)\s+of\s+{_THESE}"
+                       rf"|(?:(?:show|list|give|keep|tell)\s+(?:me\s+|us\s+)?|what\s+about\s+)?(?:only\s+|just\s+)?(?:the\s+ones?|those)(?=\s+(?:that|which|who|with|where|using|in|on|about)\b))"
+                       rf"\b(?P<rest>.*)$", re.I)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$", re.I)
 _COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
 # A superlative picks one: "Which of them scales to the largest…" asks for one paper.
@@ -123,35 +139,60 @@ _PROPERTY_OF = re.compile(r"^the\s+(?:[\w-]+\s+){1,2}?of\s+(?:the\s+)?(?P<owner>
 _PROPERTY = re.compile(r"\w's\s+\w+|\bthat\s+of\b", re.I)
 # An overview asks for the state of knowledge: past participles of knowing and reporting ("what is known
 # about"), of doing ("what has been tried for"), verbs of saying ("what do papers say about"), who says
-# it (works, researchers, the field), and the prepositions that introduce its topic.
+# it (works, researchers, the field), nouns for a digest of a body of work ("a summary / rundown / the gist /
+# the landscape of"), nouns for its content ("the main ideas / key findings on"), verbs of summarising and
+# briefing ("outline / walk me through / brief me on"), how people tackled a problem, and the current
+# thinking on it; and the prepositions that introduce its topic.
 _KNOWN = r"(?:known|learned|learnt|found|reported|shown|said|written|published|understood)"
 _DONE = r"(?:tried|done|proposed|studied|explored|attempted|suggested|developed|achieved|investigated|published|written)"
 _SAY = r"(?:say|report|show|find|conclude|tell(?:\s+us)?|suggest|claim|write)"
-_WHO = rf"(?:{_WORKS}|researchers|people|authors|the\s+field|the\s+community|the\s+literature|the\s+{_COLL})"
+_DET = r"(?:(?:the|these|those|this|my|your|our)\s+)"
+_WHO = rf"(?:{_WORKS}|researchers|people|authors|the\s+field|the\s+community|the\s+literature|the\s+{_COLL}|{_DET}?(?:{_COLL}|literature|field))"
+# who tackles a problem: the field or a body of works, never "the authors" (one paper's)
+_FIELD = rf"(?:{_DET}?{_WORKS}|researchers|people|the\s+field|the\s+community|the\s+literature|{_DET}{_COLL})"
 _HERE = rf"(?:\s+(?:here|in\s+(?:the|this|my|your)\s+{_COLL}))?"
 _ON = r"(?:about|on|regarding|concerning|of|for|to|in|towards|with)"
-_BODY = r"(?:\s+(?:the\s+)?(?:work|research|papers|abstracts|literature|findings|results|state\s+of\s+the\s+art)\s+(?:on|about|in|of|for|regarding))?"
+_BODY_NOUN = r"(?:work|research|papers|abstracts|literature|findings|results|state\s+of\s+the\s+art)"
+_BODY = (rf"(?:\s+(?:(?:the|these)\s+)?{_BODY_NOUN}{_HERE}\s+(?:on|about|in|of|for|regarding|with)"
+         rf"|\s+what(?:'s|\s+has|\s+have|\s+is)\s+(?:been\s+)?(?:{_DONE}|{_KNOWN}|out\s+there)\s+(?:on|about|in|of|for|regarding|with))?")
+_DIGEST = (r"(?:overview|summary|survey|review|rundown|synthesis|gist|outline|recap|digest|round-?up|picture|landscape"
+           r"|state\s+of\s+(?:the\s+art|research|the\s+field|work|things|play|knowledge))")
+_ASK = (r"(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:give|provide|write|get|show)\s+(?:me\s+|us\s+)?|i(?:'d|\s+would)\s+like\s+|"
+        r"i\s+(?:want|need)\s+|can\s+i\s+(?:get|have)\s+|help\s+me\s+understand\s+|what(?:'s|\s+is)\s+|tell\s+me\s+|describe\s+)")
+_ADJ = r"(?:(?:brief|short|quick|high-level|general|broad|rough|current|overall|big|research|literature)\s+)"
+_CONTENT = r"(?:ideas|findings|results|themes|takeaways|trends|insights|lessons|conclusions|challenges|directions|contributions|open\s+(?:problems|questions))"
+_KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent)"
+_SUMMARISE = (r"(?:summari[sz]e|sum\s+up|survey|review|overview|outline|synthesi[sz]e|recap|walk\s+(?:me|us)\s+through|"
+              r"take\s+(?:me|us)\s+through|run\s+(?:me|us)\s+through|brief\s+(?:me|us)\s+on|fill\s+(?:me|us)\s+in\s+on)")
 _OVERVIEW = re.compile(
     rf"^\s*(?:(?:please\s+|can\s+you\s+)?(?:summari[sz]e|sum\s+up)\s+)?(?:what\s+(?:is|has\s+been|was)\s+{_KNOWN}(?:\s+so\s+far)?{_HERE}\s+(?:about|on|regarding|concerning|of)"
     rf"|what\s+(?:has|have)\s+been\s+{_DONE}(?:\s+so\s+far)?\s+{_ON}"
-    rf"|what\s+(?:has|have)\s+(?:the\s+)?{_WHO}\s+(?:{_DONE}|found|shown|said|reported)\s+{_ON}"
-    rf"|what\s+do(?:es)?\s+(?:the\s+)?{_WHO}{_HERE}\s+{_SAY}\s+(?:about|on|regarding|concerning)"
-    rf"|(?:(?:please\s+|can\s+you\s+)?(?:give|provide|write)\s+(?:me\s+|us\s+)?)?(?:an?\s+)?(?:(?:brief|short|quick|high-level|general)\s+)?"
-    rf"(?:overview|summary|survey|review|rundown)\s+(?:of|on){_BODY}"
-    rf"|(?:please\s+|can\s+you\s+)?(?:summari[sz]e|sum\s+up|survey|review|overview)\s+(?:the\s+)?(?:work|research|papers|abstracts|literature|findings|results)\s+(?:on|about|in|of|for|regarding)"
+    rf"|what\s+(?:progress|advances|headway|developments)\s+(?:has|have)\s+been\s+made\s+(?:on|in|with|towards|for)"
+    rf"|what\s+(?:has|have)\s+{_DET}?{_WHO}{_HERE}\s+(?:{_DONE}|found|shown|said|reported)\s+{_ON}"
+    rf"|(?:tell\s+me\s+|i'd\s+like\s+to\s+know\s+)?what\s+(?:do(?:es)?\s+)?{_DET}?{_WHO}{_HERE}\s+(?:{_SAY}|says|reports|shows|finds|tells\s+us|suggests|claims)\s+(?:about|on|regarding|concerning)"
+    rf"|{_ASK}?(?:an?\s+|the\s+)?{_ADJ}*{_DIGEST}\s+(?:of|on|for|about|in|regarding){_BODY}"
+    rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_SUMMARISE}\s+(?:the\s+)?{_BODY_NOUN}\s+(?:on|about|in|of|for|regarding)"
+    rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:brief|fill)\s+(?:me|us)\s+(?:in\s+)?on"
     rf"|tell\s+me\s+about\s+(?:the\s+)?(?:work|research|papers|literature)\s+(?:on|about|in)"
-    rf"|what\s+is\s+the\s+state\s+of\s+(?:the\s+art|research|the\s+field|work)\s+(?:on|in|for|regarding)"
-    rf"|what\s+are\s+(?:the\s+)?(?:main|major|key|different|various|principal|common|existing)\s+{_METHODS}\s+(?:to|for|in|on|towards))"
+    rf"|what(?:'s|\s+is)\s+the\s+(?:current\s+|general\s+|prevailing\s+)?(?:thinking|understanding|consensus|view)\s+(?:on|of|about|regarding|around)"
+    rf"|what\s+are\s+(?:the\s+)?{_KEY}\s+(?:{_METHODS}|{_CONTENT})\s+(?:to|for|in|on|towards|about|regarding|across){_BODY}"
+    rf"|what\s+are\s+(?:the\s+)?(?:{_KEY}\s+)?{_CONTENT}\s+(?:in|from|across)\s+(?:the\s+|these\s+)?(?:papers|abstracts|work|research|literature){_HERE}\s+(?:on|about|regarding))"
     rf"\s+(?P<rest>.+)$", re.I)
 _HOW_HAS = re.compile(r"^\s*how\s+(?:has|have)\s+(?P<rest>.+?)\s+been\s+(?:approached|tackled|addressed|studied|handled|solved|improved)\b.*$", re.I)
+# "How have people tackled X", "How do the papers here approach X": the field's ways with a problem.
+_HOW_TACKLED = re.compile(rf"^\s*how\s+(?:have|has|do|does|did)\s+{_FIELD}{_HERE}\s+(?:tackled?|approach(?:ed)?|address(?:ed)?|handled?|"
+                          rf"solved?|studied|study|dealt\s+with|deal\s+with|attacked?|treated?|treat)\s+(?P<rest>.+)$", re.I)
 
 # The frame before the topic. After a works noun English puts a preposition ("papers on X") or a
 # predicate: an optional relative word and auxiliaries, then one verb ("that have studied X",
 # "study X", "are about X"), then prepositions and determiners.
 _PREPS = re.compile(r"^(?:(?:about|on|of|with|for|to|in|into|at|by|regarding|concerning|related|a|an|the|any|some|there)\s+)+", re.I)
 _NEXT_CLAUSE = re.compile(r"(?:[,;:]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+)\b(?:what|how|which|why|when|where|who|do|does|did|is|are|was|were)\b.*$", re.I)
-_PREDICATE = re.compile(r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|have|has|had|can|also|been)\s+)*[\w-]+\s+", re.I)
-_TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all)$", re.I)
+# "have" is the verb unless a past participle follows ("that have theoretical results" / "that have studied X").
+_PREDICATE = re.compile(r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|can|also|been)\s+"
+                        r"|ha(?:ve|s|d)\s+(?=(?:been|\w+(?:ed|en|wn)|done|made|built|found|run|brought|taught|put|got)\b))*[\w-]+\s+", re.I)
+# A copula left dangling once the locative is gone ("What approaches to X are [in the collection]?") is no topic.
+_TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all|are|is|were)$", re.I)
 
 
 @dataclass
@@ -160,6 +201,7 @@ class Shape:
     topic: str = ""  # what the list / overview is about (the question without its frame)
     names: list[str] = field(default_factory=list)  # the papers a comparison names
     follow_up: bool = False  # picks out of the previous answer's list
+    predicate: str = ""  # a follow-up's filter as asked, its verb kept ("report a speed-up"; the topic drops the verb)
 
     @property
     def is_fact(self) -> bool:
@@ -231,7 +273,8 @@ def _methods_list(question: str, rest: str, finite: bool = True) -> bool:
 
 def _list(q: str, previous_was_list: bool) -> Shape | None:
     if previous_was_list and (m := _OF_THESE.match(q)):
-        return None if _SUPERLATIVE.search(m.group("rest")) else Shape(LIST, _topic(m.group("rest")), follow_up=True)
+        rest = m.group("rest")
+        return None if _SUPERLATIVE.search(rest) else Shape(LIST, _topic(rest), follow_up=True, predicate=_TAIL.sub("", _unplaced(rest)))
     if previous_was_list and (m := _WHAT_ABOUT.match(q)):
         return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
     if (m := _WH_LIST.match(q)) and not _named_subject(m.group("rest")):
@@ -272,7 +315,7 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
         # its frames are specific: "what do the papers say about" is no list
         return Shape(FACT) if _property_of_name(topic) else Shape(OVERVIEW, topic)
-    if m := _HOW_HAS.match(q):
-        return Shape(OVERVIEW, _unplaced(m.group("rest")))
+    if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q):
+        return Shape(OVERVIEW, _TAIL.sub("", _unplaced(m.group("rest"))))
     shape = _list(q, previous_was_list) or _compare(q) or Shape(FACT)
     return shape if shape.kind in (FACT, COMPARE) or shape.topic else Shape(FACT)  # a list of nothing named is no list

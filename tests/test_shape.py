@@ -181,3 +181,68 @@ def test_list_follow_up_edges() -> None:
     shape = detect("What about diffusion models?", previous_was_list=True)
     assert shape.kind == LIST and shape.topic == "diffusion models" and not shape.follow_up
     assert detect("What about diffusion models?").kind == FACT
+
+
+# --- overviews in the other ways English asks for one (frames, not topics; made up for these tests) --
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What do these abstracts say about curriculum learning?", "curriculum learning"),
+    ("Tell me what the corpus says about tokenization.", "tokenization"),
+    ("What have these papers found about grokking?", "grokking"),
+    ("Give me the state of things on model merging.", "model merging"),
+    ("What's the state of play in speculative decoding?", "speculative decoding"),
+    ("Can you give me a rundown of the research on sparse attention?", "sparse attention"),
+    ("I'd like a summary of what's been done with graph transformers.", "graph transformers"),
+    ("What's the gist of the work on weight decay?", "weight decay"),
+    ("Help me understand the research landscape for protein language models.", "protein language models"),
+    ("Give me a short synthesis of the literature on data pruning.", "data pruning"),
+    ("Walk me through the research on positional encodings.", "positional encodings"),
+    ("Could you outline the work on quantization?", "quantization"),
+    ("Brief me on federated learning in this collection.", "federated learning"),
+    ("How have people tackled hallucination?", "hallucination"),
+    ("How do the papers here approach long-context retrieval?", "long-context retrieval"),
+    ("What's the current thinking on emergent abilities?", "emergent abilities"),
+    ("What is the current understanding of in-context learning?", "in-context learning"),
+    ("What are the key findings on length generalization?", "length generalization"),
+    ("What are the main ideas in the papers on contrastive learning?", "contrastive learning"),
+    ("What progress has been made on machine translation?", "machine translation"),
+])
+def test_more_overview_frames(question: str, topic: str) -> None:
+    shape = detect(question)
+    assert shape.kind == OVERVIEW and shape.topic == topic
+
+
+@pytest.mark.parametrize("question", [
+    "What does the paper say about its training data?",  # one paper (singular) says it
+    "How do the authors approach the evaluation?",  # the authors: one paper's
+    "How does the model approach the task?",
+    "What are the key findings of the Mamba paper?",  # findings *of* a work: its fact
+    "What is the summary of FlashAttention's results?",  # a property of a named work
+    "What is the main idea of the proposed method?",
+    "What are the results on ImageNet?",  # no digest noun, no key adjective: one report
+])
+def test_overview_frames_leave_one_works_facts(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+@pytest.mark.parametrize(("question", "topic", "predicate"), [
+    ("Any of those evaluated on images?", "images", "evaluated on images"),
+    ("The ones that use reinforcement learning?", "reinforcement learning", "that use reinforcement learning"),
+    ("Show me only the ones that release code.", "code", "that release code"),
+    ("How many of these are about medical imaging?", "medical imaging", "are about medical imaging"),
+    ("Which of those have theoretical results?", "theoretical results", "have theoretical results"),  # "have" is the verb here
+    ("Do any of them reduce memory use?", "memory use", "reduce memory use"),
+])
+def test_more_follow_up_frames_keep_the_filter_as_asked(question: str, topic: str, predicate: str) -> None:
+    shape = detect(question, previous_was_list=True)
+    assert shape.kind == LIST and shape.follow_up and shape.topic == topic and shape.predicate == predicate
+
+
+def test_the_ones_without_a_previous_list_is_no_follow_up() -> None:
+    assert detect("The ones that use reinforcement learning?").kind == FACT
+    assert not detect("Any of those evaluated on images?").follow_up
+
+
+def test_british_requests_and_a_dangling_copula() -> None:
+    assert detect("I'm after papers on convolutional neural networks.").topic == "convolutional neural networks"
+    assert detect("What approaches to low-rank adaptation are in the collection?").topic == "low-rank adaptation"
+    assert detect("Which papers have studied state space models?").topic == "state space models"

@@ -1,0 +1,145 @@
+"""Follow-ups that filter a list ("which of these report speed-ups?"): the features of the listed
+abstracts for the filter, and the 5-fold CV of the follow-up cut-off.
+
+    python -m evals.list_followups fit [--data-dir D] [--dry-run]   # -> evals/fits/list_followups.json
+
+A follow-up asks which of the abstracts just listed state something. They are already on the
+list's topic, so the bar is not the list's (``collection.cutoff``, fitted on whole-corpus term
+lists): an abstract is picked when ``followup_lexical_weight`` x its best sentence's lexical score
+for the filter's topic + the rest x its best sentence's cosine with the filter as asked (its verb
+kept: "reduce memory use", ``Shape.predicate``) reaches ``followup_cutoff``. Both are chosen on a
+grid by 5-fold CV (folds by session) for the mean F1 of the picked works against the gold; a
+follow-up whose gold is empty (none of the listed abstracts states it) scores 1 when nothing is
+picked, else 0. The sessions: the list split's generated follow-ups (``FL*``) and the hand-written
+ones (``datasets/lists_followups_written.jsonl``); the previous list is what the assistant answers
+to the session's list question now (as in a conversation), read back from its text.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from evals.data import EVALS_DIR, LISTS_PATH, load_for_tuning, resolve_anchors
+from evals.written_sessions import FOLLOWUPS_PATH
+
+FIT_PATH = EVALS_DIR / "fits" / "list_followups.json"
+WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
+CUTOFFS = [round(0.2 + 0.01 * i, 2) for i in range(61)]
+
+
+def features(assistant: Any) -> list[dict[str, Any]]:
+    """Per follow-up: its listed abstracts' (lexical for the topic, cosine with the predicate, cosine
+    with the topic, work id), and the gold works."""
+    from assistant.collection import _docs_of_quotes, previous_list
+    from assistant.shape import detect
+    from assistant.topics import rescored
+
+    rows = [r for path in (LISTS_PATH, FOLLOWUPS_PATH) for r in load_for_tuning(path)]
+    by_id = {r["id"]: r for r in rows}
+    follow = [r for r in rows if r.get("previous") and r.get("shape") == "list"]
+    questions, _ = resolve_anchors(follow, assistant.retriever.docs())
+    gold = {q.id: set(q.gold) for q in questions}
+    engine, out = assistant.engine, []
+    for r in follow:
+        first = by_id[r["previous"]]["question"]
+        prev = assistant.ask(first, backend="extractive")
+        history = [{"role": "user", "content": first}, {"role": "assistant", "content": prev.text}]
+        shape = detect(r["question"], previous_was_list=True)
+        docs = _docs_of_quotes(engine, previous_list(history))
+        if not shape.follow_up or not docs:
+            out.append({"id": r["id"], "gold": sorted(gold.get(r["id"], set())), "cands": [], "detected": shape.follow_up})
+            continue
+        by_topic = rescored(engine, shape.topic, docs)
+        by_predicate = rescored(engine, shape.predicate or shape.topic, docs)
+        out.append({"id": r["id"], "gold": sorted(gold.get(r["id"], set())), "detected": True, "topic": shape.topic,
+                    "cands": [(t.lexical, p.dense, t.dense, t.doc.work_id) for t, p in zip(by_topic, by_predicate, strict=True)]})
+    return out
+
+
+def pick(f: dict[str, Any], w: float, t: float, dense: int = 1) -> list[str]:
+    """The works whose follow-up relevance reaches ``t`` (``dense``: 1 the predicate's cosine, 2 the topic's)."""
+    return [c[3] for c in f["cands"] if w * c[0] + (1 - w) * c[dense] >= t]
+
+
+def f1(f: dict[str, Any], picked: list[str]) -> float:
+    gold = set(f["gold"])
+    if not gold:
+        return float(not picked)
+    hit = len(set(picked) & gold)
+    return 2 * hit / (len(set(picked)) + len(gold)) if hit else 0.0
+
+
+def _rp(feats: list[dict[str, Any]], w: float, t: float, dense: int) -> dict[str, float]:
+    scored = [f for f in feats if f["gold"]]
+    picks = {f["id"]: pick(f, w, t, dense) for f in feats}
+    recall = [len(set(picks[f["id"]]) & set(f["gold"])) / len(f["gold"]) for f in scored]
+    precision = [len(set(picks[f["id"]]) & set(f["gold"])) / len(set(picks[f["id"]])) for f in scored if picks[f["id"]]]
+    return {"f1": _mean([f1(f, picks[f["id"]]) for f in feats]), "recall": _mean(recall), "precision": _mean(precision),
+            "none_listed": _mean([float(not picks[f["id"]]) for f in scored]),
+            "empty_gold_right": _mean([float(not picks[f["id"]]) for f in feats if not f["gold"]])}
+
+
+def _mean(values: list[float]) -> float:
+    return round(statistics.fmean(values), 4) if values else float("nan")
+
+
+def best(feats: list[dict[str, Any]], dense: int) -> tuple[float, float]:
+    """The (weight, cut-off) of best mean F1; ties: the lower weight, then the higher cut-off (stricter)."""
+    return max(((w, t) for w in WEIGHTS for t in CUTOFFS),
+               key=lambda p: (_mean([f1(f, pick(f, p[0], p[1], dense)) for f in feats]), -p[0], p[1]))
+
+
+def fit(feats: list[dict[str, Any]], folds: int = 5, now: tuple[float, float] | None = None) -> dict[str, Any]:
+    ids = sorted(f["id"] for f in feats)
+    fold_of = {i: j % folds for j, i in enumerate(ids)}
+    out: dict[str, Any] = {"command": "python -m evals.list_followups fit", "questions": len(feats),
+                           "detected": sum(f["detected"] for f in feats), "empty_gold": sum(not f["gold"] for f in feats)}
+    for name, dense in (("predicate", 1), ("topic", 2)):
+        held = []
+        for i in range(folds):
+            train = [f for f in feats if fold_of[f["id"]] != i]
+            test = [f for f in feats if fold_of[f["id"]] == i]
+            w, t = best(train, dense)
+            held.append({"fold": i, "weight": w, "cutoff": t, **_rp(test, w, t, dense)})
+        w, t = best(feats, dense)
+        keys = ("f1", "recall", "precision", "none_listed", "empty_gold_right")
+        out[name] = {"chosen": {"weight": w, "cutoff": t}, "folds": held,
+                     "held_out": {k: [_mean([h[k] for h in held if h[k] == h[k]]),
+                                      round(statistics.pstdev([h[k] for h in held if h[k] == h[k]]), 4)] for k in keys},
+                     "all_with_chosen": _rp(feats, w, t, dense)}
+    if now is not None:  # the list's own constants (what a follow-up used before its own cut-off)
+        out["with_list_constants"] = _rp(feats, now[0], now[1], 2)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.list_followups", description=__doc__.split("\n\n")[0])
+    ap.add_argument("command", choices=["fit"])
+    ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
+    ap.add_argument("--features", default=None, help="a features JSON written by an earlier run (skips the answers)")
+    ap.add_argument("--dry-run", action="store_true", help="print, do not write evals/fits/list_followups.json")
+    args = ap.parse_args(argv)
+    from evals.lists import _open
+
+    assistant = _open(args.data_dir)
+    if args.features and Path(args.features).exists():
+        feats = json.loads(Path(args.features).read_text(encoding="utf-8"))
+    else:
+        feats = features(assistant)
+        if args.features:
+            Path(args.features).write_text(json.dumps(feats), encoding="utf-8")
+    cs = assistant.settings.collection
+    result = fit(feats, now=(cs.lexical_weight, cs.cutoff))
+    if not args.dry_run:
+        FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: v if not isinstance(v, dict) else {kk: vv for kk, vv in v.items() if kk != "folds"}
+                      for k, v in result.items()}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
