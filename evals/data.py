@@ -27,6 +27,9 @@ LOCKED_PATH = DATASETS_DIR / "locked.jsonl"  # hand-written release test split: 
 LISTS_PATH = DATASETS_DIR / "lists.jsonl"  # list / compare / overview questions made from the corpus (evals/lists.py)
 # hand-written list and comparison questions of the release test split: never read by tuning code
 LOCKED_COLLECTION_PATH = DATASETS_DIR / "locked_collection.jsonl"
+# hand-written tuning questions about the collection: overviews, and list follow-up sessions (evals/written_sessions.py)
+OVERVIEW_WRITTEN_PATH = DATASETS_DIR / "overview_written.jsonl"
+FOLLOWUPS_WRITTEN_PATH = DATASETS_DIR / "lists_followups_written.jsonl"
 
 
 class LockedSplitError(PermissionError):
@@ -81,6 +84,7 @@ def resolve_path(name: str) -> tuple[str, Path]:
     named = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
              "calibration": CALIBRATION_PATH, "locked": LOCKED_PATH,
              "lists": LISTS_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
+    named |= {"overview_written": OVERVIEW_WRITTEN_PATH, "lists_followups_written": FOLLOWUPS_WRITTEN_PATH}
     if name in named:
         return "dev", named[name]
     p = Path(name)

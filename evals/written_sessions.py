@@ -2,7 +2,9 @@
 session 8, issue #21): overviews in many frames, and two-turn sessions (a list question, then a
 follow-up that filters "these" / "them" / "the ones that…").
 
-    python -m evals.written_sessions      # -> evals/datasets/overview_written.jsonl, lists_followups_written.jsonl
+    python -m evals.written_sessions [build]   # -> evals/datasets/overview_written.jsonl, lists_followups_written.jsonl
+    python -m evals.written_sessions shapes    # the shape detector's confusion on every tuning split and these
+    assistant eval --dataset overview_written  # (or lists_followups_written) recall / precision, hedged, beside the baseline
 
 Tuning data, never a judge. How they were made: the topics are gold groups of
 ``datasets/lists.jsonl`` (the works holding a term the abstracts define, evals/lists.py), so an
@@ -23,10 +25,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals.data import DATASETS_DIR, LISTS_PATH
+from evals.data import FOLLOWUPS_WRITTEN_PATH as FOLLOWUPS_PATH
+from evals.data import LISTS_PATH
+from evals.data import OVERVIEW_WRITTEN_PATH as OVERVIEW_PATH
 
-OVERVIEW_PATH = DATASETS_DIR / "overview_written.jsonl"
-FOLLOWUPS_PATH = DATASETS_DIR / "lists_followups_written.jsonl"
+SHAPE_SPLITS = ("dev", "generated", "generated_unanswerable", "calibration", "lists", "overview_written", "lists_followups_written")
 MADE = "hand-written by helper L2 (session 8, #21): wording by hand; gold = the lists.jsonl group (overview) or its subset read by hand (follow-up)"
 
 # (lists.jsonl list id, question)
@@ -99,7 +102,12 @@ def rows() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return overview, sessions
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    if (argv if argv is not None else sys.argv[1:])[:1] == ["shapes"]:  # a fact question turned list / overview shows here
+        from evals.lists_metrics import shape_confusion
+
+        print(json.dumps(shape_confusion(SHAPE_SPLITS), indent=1))
+        return 0
     overview, sessions = rows()
     for path, out in ((OVERVIEW_PATH, overview), (FOLLOWUPS_PATH, sessions)):
         Path(path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")

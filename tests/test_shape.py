@@ -246,3 +246,11 @@ def test_british_requests_and_a_dangling_copula() -> None:
     assert detect("I'm after papers on convolutional neural networks.").topic == "convolutional neural networks"
     assert detect("What approaches to low-rank adaptation are in the collection?").topic == "low-rank adaptation"
     assert detect("Which papers have studied state space models?").topic == "state space models"
+
+
+def test_no_fact_question_of_a_tuning_split_becomes_an_overview() -> None:
+    from evals.lists_metrics import shape_confusion
+
+    confusion = shape_confusion(("dev", "generated", "generated_unanswerable", "calibration"))
+    assert not [(split, t) for split, types in confusion.items() for t, kinds in types.items() if "overview" in kinds]
+    assert all(not kinds.get("list") for t, kinds in confusion["calibration"].items())
