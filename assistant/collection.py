@@ -10,10 +10,16 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   writing the topic's acronym, as the abstracts define it, scores 1) + the rest x its best chunk's
   cosine (the retriever's own vectors: no embedding beyond the query's) — and those at or above
   ``cutoff`` are listed, most relevant first (both
-  constants fitted by 5-fold CV, ``python -m evals.lists fit``). Each line quotes the abstract's
-  sentence that best matches the topic; every line is checked by the citation ``Verifier`` like any
-  answer. Abstracts beyond the display cap, and candidates below the cut-off that still hold every
-  topic term, stay in ``Answer.items`` (``cited=False``) and the closing line counts them.
+  constants fitted by 5-fold CV, ``python -m evals.lists fit``). When no candidate writes the topic
+  (a question in the user's own words: no sentence holds its words in order, ``topics.written``),
+  the lexical score says little about any abstract and the list goes by meaning instead: of the
+  retriever's ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best
+  candidate's, none when the best is below ``meaning_floor`` (``topics.by_meaning``; fitted by the
+  same CV on the term lists and hand-written ones); the answer says so ("closest in meaning").
+  Each line quotes the abstract's sentence that best matches the topic; every line is checked by
+  the citation ``Verifier`` like any answer. Abstracts beyond the display cap, and candidates below
+  the cut-off that still hold every topic term, stay in ``Answer.items`` (``cited=False``) and the
+  closing line counts them.
 - **follow-up** on a list ("which of these report speed-ups?"): the abstracts of the previous
   list (read back from the conversation's last answer) are scored against the filter — lexically
   for its topic, by their sentences' vectors for the filter as asked — and only they can be
@@ -43,7 +49,7 @@ from assistant.hits import to_hit
 from assistant.shape import COMPARE, LIST, OVERVIEW, Shape, detect
 from assistant.store import StoredDoc
 from assistant.text import split_sentences
-from assistant.topics import Candidate, best_sentence, candidates, rescored
+from assistant.topics import Candidate, best_sentence, by_meaning, candidates, rescored, written
 from assistant.types import Answer, AnswerSentence, Citation, Evidence, ListItem
 
 _ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
@@ -98,9 +104,14 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     # A topic worded unlike any term ("the memory the KV cache takes") scores lexically below a
     # cut-off fitted on terms: the few most relevant abstracts are listed all the same when their
     # cosine alone reaches the cut-off (and the decision does not refuse the question).
-    floor = cfg.min_listed if not shape.follow_up and decision is not None and decision.outcome != "refuse" else 0
-    listed = [c for i, c in enumerate(ranked) if (i < floor and c.dense >= cfg.cutoff)
-              or c.relevance(cfg.lexical_weight) >= cfg.cutoff]
+    answerable = not shape.follow_up and decision is not None and decision.outcome != "refuse"
+    floor = cfg.min_listed if answerable else 0
+    meaning = answerable and cfg.meaning_rank > 0 and not written(found, cfg.phrase_lexical)
+    if meaning:  # no abstract writes the topic's words: by the retriever's rank and relative cosine
+        listed = by_meaning(found, min(cfg.meaning_rank, cfg.display_max), cfg.meaning_ratio, cfg.meaning_floor)
+    else:
+        listed = [c for i, c in enumerate(ranked) if (i < floor and c.dense >= cfg.cutoff)
+                  or c.relevance(cfg.lexical_weight) >= cfg.cutoff]
     if not listed and not shape.follow_up:
         return None
     further = [c for c in ranked if c not in listed and c.mentions]
@@ -109,7 +120,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
                        f"the closest {min(3, len(ranked))}:")
         listed, further = ranked[:3], []
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
-    return _with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap))
+    return _with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap, meaning))
 
 
 def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -> Answer:
@@ -179,7 +190,8 @@ def _group(doc: StoredDoc) -> str:
     return next((name for name, pattern in _GROUPS if pattern.search(doc.original)), OTHER_GROUP)
 
 
-def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], further: list[Candidate], cap: int) -> Answer:
+def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], further: list[Candidate], cap: int,
+             meaning: bool = False) -> Answer:
     w = engine.settings.collection.lexical_weight
     shown, beyond = listed[:cap], listed[cap:]
     items: list[ListItem] = []
@@ -195,11 +207,12 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
     rest = [_item(c.doc, 0, c.quote, c.relevance(w), cited=False) for c in beyond]
     rest += [_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
     base.shape, base.items = shape.kind, items + rest
-    base.text = _list_text(shape, items, len(beyond), len(further), base.caveat)
+    base.text = _list_text(shape, items, len(beyond), len(further), base.caveat, meaning)
     return base
 
 
-def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, caveat: str | None = None) -> str:
+def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, caveat: str | None = None,
+               meaning: bool = False) -> str:
     topic = shape.topic
     scope = "of the abstracts listed before " if shape.follow_up else ""
     if shape.kind == OVERVIEW:
@@ -211,8 +224,9 @@ def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, c
                 lines.append(f"{group}:")
                 lines += [f"[{i.n}] {i.label} — {i.text}" for i in members]
     else:
-        lines = [caveat or f"{len(items)} {scope}abstract{'s' if len(items) != 1 else ''} on {topic} "
-                 f"(answered as a list, most relevant first):"]
+        how = "closest in meaning to" if meaning else "on"
+        lines = [caveat or f"{len(items)} {scope}abstract{'s' if len(items) != 1 else ''} {how} {topic} "
+                 f"({'none writes those words; ' if meaning else ''}answered as a list, most relevant first):"]
         lines += [f"[{i.n}] {i.label} — {i.text}" for i in items]
     if beyond:
         lines.append(f"{beyond} further abstract{'s' if beyond != 1 else ''} on {topic} "

@@ -4,7 +4,9 @@ each with its relevance features (``assistant.collection`` decides which are lis
 A candidate's lexical score is its best sentence's: half the IDF-weighted share of the topic's
 terms, half for holding them side by side in order; a sentence writing the topic's other name
 (the acronym the abstracts define for it, or an acronym's expansion) scores 1. Its dense score is
-its best chunk's cosine from the retriever's own lists (no embedding beyond the query's).
+its best chunk's cosine from the retriever's own lists (no embedding beyond the query's); its rank
+is its place in the retriever's fused ranking. When no abstract writes the topic (``written``),
+``by_meaning`` picks by rank and cosine relative to the best candidate instead.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class Candidate:
     dense: float  # cosine of the best chunk (or sentence) with the topic
     sentence: tuple[int, int]  # span of the best sentence in doc.original
     mentions: bool  # every topic term is somewhere in the abstract
+    rank: int = 0  # position in the retriever's fused ranking for the topic (0 = best; alias finds after it)
 
     def relevance(self, lexical_weight: float) -> float:
         return lexical_weight * self.lexical + (1.0 - lexical_weight) * self.dense
@@ -61,11 +64,12 @@ def best_sentence(text: str, q_terms: list[str], idf: Any, alias: re.Pattern[str
     return max(best, 0.0), span
 
 
-def _candidate(doc: StoredDoc, q_terms: list[str], idf: Any, dense: float, alias: re.Pattern[str] | None = None) -> Candidate:
+def _candidate(doc: StoredDoc, q_terms: list[str], idf: Any, dense: float, alias: re.Pattern[str] | None = None,
+               rank: int = 0) -> Candidate:
     lexical, span = best_sentence(doc.original, q_terms, idf, alias)
     doc_terms = set(terms(doc.text))
     mentions = bool(q_terms) and all(t in doc_terms for t in q_terms) or bool(alias and alias.search(doc.original))
-    return Candidate(doc, lexical, dense, span, mentions)
+    return Candidate(doc, lexical, dense, span, mentions, rank)
 
 
 def acronym_of(topic: str, texts: list[str], min_chars: int) -> str | None:
@@ -138,7 +142,27 @@ def candidates(engine: Any, topic: str, n: int, exclude: set[str] | None = None)
             if doc is not None and doc.work_id not in seen:
                 seen.add(doc.work_id)
                 hits.append((doc, 0.0))
-    return [_candidate(doc, q_terms, idf, chunk.get(doc.doc_id, floor), alias) for doc, _ in hits]
+    return [_candidate(doc, q_terms, idf, chunk.get(doc.doc_id, floor), alias, i) for i, (doc, _) in enumerate(hits)]
+
+
+def written(found: list[Candidate], phrase: float) -> bool:
+    """Whether some abstract writes the topic: a sentence holding its words side by side in order
+    (or its other name) scores above ``phrase`` (0.5: without that run a sentence scores at most
+    half, ``best_sentence``)."""
+    return any(c.lexical > phrase for c in found)
+
+
+def by_meaning(found: list[Candidate], max_rank: int, ratio: float, floor: float) -> list[Candidate]:
+    """For a topic no abstract writes (a user's own words for it): the candidates among the
+    retriever's ``max_rank`` best whose cosine is at least ``ratio`` x the best candidate's, in the
+    retriever's order; none when even the best candidate's cosine is below ``floor`` (no abstract
+    is about it). Without the topic's words a lexical score says little about any candidate, so the
+    evidence left is how the fused ranking and the dense similarity place them, relative to the
+    best match for this question (a cosine's level varies with the wording)."""
+    top = max((c.dense for c in found), default=0.0)
+    if top < floor:
+        return []
+    return sorted((c for c in found if c.rank < max_rank and c.dense >= ratio * top), key=lambda c: c.rank)
 
 
 def rescored(engine: Any, topic: str, docs: list[StoredDoc]) -> list[Candidate]:
@@ -149,5 +173,5 @@ def rescored(engine: Any, topic: str, docs: list[StoredDoc]) -> list[Candidate]:
     out = []
     for doc, (_, vecs) in zip(docs, engine.cache.get([d.original for d in docs]), strict=True):
         dense = float(np.max(vecs @ q_vec)) if len(vecs) else 0.0
-        out.append(_candidate(doc, q_terms, idf, dense, alias))
+        out.append(_candidate(doc, q_terms, idf, dense, alias, len(out)))
     return out

@@ -25,6 +25,7 @@ GENERATED_UNANSWERABLE_PATH = DATASETS_DIR / "generated_unanswerable.jsonl"
 CALIBRATION_PATH = DATASETS_DIR / "calibration.jsonl"  # derived from generated + dev (evals/calibration.py)
 LOCKED_PATH = DATASETS_DIR / "locked.jsonl"  # hand-written release test split: never read by tuning code
 LISTS_PATH = DATASETS_DIR / "lists.jsonl"  # list / compare / overview questions made from the corpus (evals/lists.py)
+LISTS_WRITTEN_PATH = DATASETS_DIR / "lists_written.jsonl"  # list questions in a researcher's words, by hand (evals/lists_written.py)
 # hand-written list and comparison questions of the release test split: never read by tuning code
 LOCKED_COLLECTION_PATH = DATASETS_DIR / "locked_collection.jsonl"
 # hand-written tuning questions about the collection: overviews, and list follow-up sessions (evals/written_sessions.py)
@@ -83,7 +84,7 @@ def resolve_path(name: str) -> tuple[str, Path]:
     """``dev`` -> the dev set; a BEIR folder name under evals/datasets, or a path."""
     named = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
              "calibration": CALIBRATION_PATH, "locked": LOCKED_PATH,
-             "lists": LISTS_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
+             "lists": LISTS_PATH, "lists_written": LISTS_WRITTEN_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
     named |= {"overview_written": OVERVIEW_WRITTEN_PATH, "lists_followups_written": FOLLOWUPS_WRITTEN_PATH}
     if name in named:
         return "dev", named[name]

@@ -29,7 +29,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from evals.data import DATASETS_DIR, EVALS_DIR, LISTS_PATH, load_for_tuning, resolve_anchors
+from evals.data import (
+    DATASETS_DIR,
+    EVALS_DIR,
+    LISTS_PATH,
+    LISTS_WRITTEN_PATH,
+    load_for_tuning,
+    resolve_anchors,
+)
 from evals.lists_metrics import (
     _diagnosis,
     _summary,
@@ -41,6 +48,7 @@ from evals.lists_metrics import (
     shape_confusion,
 )
 from evals.lists_reworded import kept as kept_rewordings
+from evals.lists_rule import _RP, PARAMS, _rp, _written, best_params
 
 __all__ = ["agg_lists", "expected_shape", "format_lists", "list_record", "scores"]  # the harness imports them from here
 
@@ -274,13 +282,10 @@ def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]
 
 
 # --- the fit of the relevance cut-off -----------------------------------------------------------
-# The fit the settings cite is on the term-worded lists; reworded topics (list_reworded) are measured
-# with --types list,list_reworded: no cut-off on these features separates them (docs/measurements.md).
-FIT_TYPES = ("list",)
-WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
-CUTOFFS = [round(0.2 + 0.01 * i, 2) for i in range(71)]
-
-
+# The fit the settings cite is on the term-worded lists and the hand-written ones (list_written,
+# evals/lists_written.py); the model's rewordings (list_reworded) are measured with --types: they
+# lost the term's sense too often to calibrate anything (docs/measurements.md).
+FIT_TYPES = ("list", "list_written", "list_absent")
 def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
     from assistant.shape import detect
@@ -292,75 +297,47 @@ def _features(assistant: Any, questions: list[Any], n: int | None = None) -> lis
         topic = detect(q.text).topic or q.text
         cands = candidates(engine, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
-        out.append({"id": q.id, "type": q.type, "group": (q.raw or {}).get("term", q.id), "gold": set(q.gold), "baseline": base,
-                    "cands": [(c.lexical, c.dense, c.doc.work_id) for c in cands]})
+        out.append({"id": q.id, "type": q.type, "group": (q.raw or {}).get("term") or q.id, "gold": set(q.gold), "baseline": base,
+                    "cands": [(c.lexical, c.dense, c.doc.work_id, c.rank) for c in cands]})
     return out
 
 
-def _pick(f: dict[str, Any], w: float, t: float, m: int = 0) -> list[str]:
-    """The works listed: at or above the cut-off, and of the ``m`` most relevant (``min_listed``)
-    those whose cosine alone reaches it (assistant.collection)."""
-    rel = sorted(((w * lex + (1 - w) * dense, dense, wid) for lex, dense, wid in f["cands"]), key=lambda x: -x[0])
-    return [wid for i, (r, dense, wid) in enumerate(rel) if (i < m and dense >= t) or r >= t]
-
-
-def _mean_f1(feats: list[dict[str, Any]], w: float, t: float, m: int = 0) -> float:
-    total = 0.0
-    for f in feats:
-        r, p = scores(_pick(f, w, t, m), f["gold"])
-        total += 2 * r * p / (r + p) if r + p else 0.0
-    return total / len(feats) if feats else 0.0
-
-
-_RP = ("recall", "precision", "baseline_recall", "baseline_precision")
-
-
-def _rp(feats: list[dict[str, Any]], w: float, t: float, m: int) -> dict[str, float]:
-    """Mean recall / precision of the picked works and of the baseline's top-k ({} for none)."""
-    if not feats:
-        return {}
-    held = [scores(_pick(f, w, t, m), f["gold"]) for f in feats]
-    base = [scores(f["baseline"], f["gold"]) for f in feats]
-    return {"recall": _summary([r for r, _ in held])[0], "precision": _summary([p for _, p in held])[0],
-            "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]}
-
-
-def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
-    """The (lexical weight, cut-off) of the best mean F1 on ``feats`` (ties: the first in grid order)."""
-    return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
-
-
 def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: Path | None = FIT_PATH,
-        m: int | None = None, types: tuple[str, ...] = FIT_TYPES) -> dict[str, Any]:
-    """5-fold CV of (lexical_weight, cutoff) on the list questions of the list split (``types``:
-    only these question types, e.g. list / list_reworded); ``m``: the floor of works always listed
-    (default ``collection.min_listed``). Held-out figures per fold, and per question type; and each
-    type's figures with the constants in settings now (``settings_now``)."""
+        m: int | None = None, types: tuple[str, ...] = FIT_TYPES, meaning: bool = True) -> dict[str, Any]:
+    """5-fold CV of (lexical_weight, cutoff, meaning_rank, meaning_ratio) on the list questions of
+    the list split and the written lists (``types``: only these question types); ``m``: the floor
+    of works always listed (default ``collection.min_listed``); ``meaning``: False fits the rule
+    without ``by_meaning``. Held-out figures per fold and per question type; each type's figures
+    with the constants in settings now (``settings_now``) and with ``by_meaning`` off (``old_rule``)."""
     assistant = _open(data_dir)
     cs = assistant.settings.collection
     m = cs.min_listed if m is None else m
-    rows = [r for r in load_for_tuning(LISTS_PATH) if r.get("shape") == "list" and not r.get("previous")
-            and r.get("type") in types]
+    rows = [r for path in (LISTS_PATH, LISTS_WRITTEN_PATH) for r in load_for_tuning(path)
+            if r.get("shape") == "list" and not r.get("previous") and r.get("type") in types]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
     feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
     per_fold = []
-    types = sorted({f["type"] for f in feats})
-    groups = sorted({f["group"] for f in feats})  # a topic's questions (term and acronym) stay in one fold
+    types = tuple(sorted({f["type"] for f in feats}))
+    groups = sorted({f["group"] for f in feats})  # a topic's questions (term, acronym, written) stay in one fold
     fold_of = {g: j % folds for j, g in enumerate(groups)}
     for i in range(folds):
         train = [f for f in feats if fold_of[f["group"]] != i]
         test = [f for f in feats if fold_of[f["group"]] == i]
-        w, t = best_pair(train, m)
-        per_fold.append({"fold": i, "lexical_weight": w, "cutoff": t, "n": len(test), **_rp(test, w, t, m),
-                         "by_type": {ty: _rp([f for f in test if f["type"] == ty], w, t, m) for ty in types}})
-    w, t = best_pair(feats, m)
-    ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
-    result = {"command": "python -m evals.lists fit", "questions": len(feats), "problems": problems,
-              "chosen": {"lexical_weight": w, "cutoff": t}, "folds": per_fold,
+        p = best_params(train, m, meaning)
+        per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **_rp([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
+                         "by_type": {ty: _rp([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
+    p = best_params(feats, m, meaning)
+    now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor)
+    ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
+    result = {"command": "python -m evals.lists fit", "types": types, "questions": len(feats), "problems": problems,
+              "chosen": dict(zip(PARAMS, p, strict=True)), "folds": per_fold,
               "held_out": {k: _summary([f[k] for f in per_fold]) for k in _RP},
-              "held_out_by_type": {ty: {k: _summary([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]]) for k in _RP}
+              "held_out_by_type": {ty: {k: _summary([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]])
+                                        for k in (_RP if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing",))}
                                    for ty in types},
-              "settings_now": {ty: _rp([f for f in feats if f["type"] == ty], cs.lexical_weight, cs.cutoff, m) for ty in types},
+              "settings_now": {ty: _rp([f for f in feats if f["type"] == ty], *now) for ty in types},
+              "old_rule": {ty: _rp([f for f in feats if f["type"] == ty], *now[:3]) for ty in types},
+              "topic_written": {ty: sum(_written(f) for f in feats if f["type"] == ty) for ty in types},
               "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": _summary(ceiling),
               "by_type": {ty: _diagnosis([f for f in feats if f["type"] == ty]) for ty in types},
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
@@ -377,17 +354,19 @@ def main(argv: list[str] | None = None) -> int:
                     "with it the fit is printed, not written")
     ap.add_argument("--min-listed", type=int, default=None, help="fit: the works always listed (default: the setting); "
                     "with it the fit is printed, not written")
-    ap.add_argument("--types", default=None, help="fit: comma-separated question types (list, list_reworded; default list); "
+    ap.add_argument("--types", default=None, help="fit: comma-separated question types (list, list_written, list_reworded; default list,list_written); "
                     "with it the fit is printed, not written")
     ap.add_argument("--dry-run", action="store_true", help="fit: print, do not write evals/fits/lists.json")
+    ap.add_argument("--no-meaning", action="store_true", help="fit: without the by-meaning rule (printed, not written)")
     args = ap.parse_args(argv)
     if args.command == "shapes":
         print(json.dumps(shape_confusion(), indent=1))
         return 0
     types = tuple(args.types.split(",")) if args.types else FIT_TYPES
-    dry = args.dry_run or args.candidates or args.min_listed is not None or args.types
+    dry = args.dry_run or args.candidates or args.min_listed is not None or args.types or args.no_meaning
     out = build(args.data_dir) if args.command == "build" else fit(
-        args.data_dir, n=args.candidates, m=args.min_listed, types=types, out=None if dry else FIT_PATH)
+        args.data_dir, n=args.candidates, m=args.min_listed, types=types, out=None if dry else FIT_PATH,
+        meaning=not args.no_meaning)
     print(json.dumps({k: v for k, v in out.items() if k not in ("groups", "folds")}, indent=1, default=str))
     return 0
 

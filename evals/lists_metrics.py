@@ -10,6 +10,7 @@ LIST = "list"
 SHAPED_TYPES = (LIST, "compare", "overview")
 FOLLOW_UP = "follow-up"  # a list question asked of the previous list ("which of these…"), reported apart
 REWORDED = "list_reworded"  # a list whose topic is worded as a user would, not as the abstracts' term, reported apart
+WRITTEN = "list_written"  # a list question written by hand in a researcher's words (evals/lists_written.py), reported apart
 
 
 def scores(picked: list[str], gold: set[str]) -> tuple[float, float]:
@@ -39,8 +40,8 @@ def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[
         return out
     if expected == "list" and q.previous:
         expected = FOLLOW_UP
-    elif expected == "list" and q.type == REWORDED:
-        expected = REWORDED
+    elif expected == "list" and q.type in (REWORDED, WRITTEN):
+        expected = q.type
     cited = list(dict.fromkeys(docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations))
     base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=assistant.settings.top_k, mode="baseline")]
     (r, p), (br, bp) = scores(cited, q.gold), scores(base, q.gold)
@@ -59,14 +60,14 @@ def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
         if "shape" in r:
             confusion[r["type"]][r["shape"]] += 1
     out: dict[str, Any] = {"shape_confusion": {t: dict(c) for t, c in confusion.items()}, "by_shape": {}}
-    for shape in (*SHAPED_TYPES, REWORDED, FOLLOW_UP):
+    for shape in (*SHAPED_TYPES, REWORDED, WRITTEN, FOLLOW_UP):
         rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
         if rows:
             out["by_shape"][shape] = {
                 "n": len(rows), **{k: _summary([x[k] for x, _ in rows])[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
                 "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
                 "refused": _summary([float(x.get("refused", False)) for x, _ in rows])[0],
-                "detected": _summary([float(s == (LIST if shape in (FOLLOW_UP, REWORDED) else shape)) for _, s in rows])[0]}
+                "detected": _summary([float(s == (LIST if shape in (FOLLOW_UP, REWORDED, WRITTEN) else shape)) for _, s in rows])[0]}
     return out
 
 
@@ -80,7 +81,7 @@ def format_lists(agg: dict[str, Any]) -> str:
         for shape, m in agg["by_shape"].items():
             lines.append(f"{shape:13s} {m['n']:4d} {m['recall']:7.3f} {m['precision']:7.3f} {m['baseline_recall']:7.3f} "
                          f"{m['baseline_precision']:7.3f} {m['all_named_cited']:6.3f} {m['refused']:7.3f} {m['detected']:8.3f}")
-        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list; list_reworded: a list topic in a user's words)")
+        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list; list_reworded: a list topic in a user's words, by the local model; list_written: by hand)")
     return "\n".join(lines)
 
 
@@ -89,12 +90,12 @@ def _diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
     def best(f: dict[str, Any], gold: bool, k: int) -> float:
         return max((c[k] for c in f["cands"] if (c[2] in f["gold"]) == gold), default=0.0)
 
-    ceiling = [len({wid for *_, wid in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
+    ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     return {"candidate_recall": _summary(ceiling), **{f"{'gold' if g else 'other'}_best_{name}": _summary([best(f, g, k) for f in feats])
                                                       for g in (True, False) for k, name in ((1, "dense"), (0, "lexical"))}}
 
 
-def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "calibration", "lists")) -> dict[str, Any]:
+def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "calibration", "lists", "lists_written")) -> dict[str, Any]:
     """The shape detector's answer (from the question's words alone) per split and question type; a
     follow-up counts its previous question's detected shape as the previous answer's."""
     from assistant.shape import LIST, detect

@@ -15,6 +15,7 @@ from assistant.text import split_sentences
 from assistant.types import Answer, Citation, ListItem
 from assistant.ui_render import render_answer
 from evals import lists as L
+from evals import lists_rule as LR
 from evals.data import DATASETS_DIR, LockedSplitError, Question, load_for_tuning
 
 
@@ -131,10 +132,10 @@ def test_topic_groups_come_from_acronym_definitions() -> None:
 
 
 def test_best_pair_and_scores() -> None:
-    feats = [{"gold": {"a", "b"}, "cands": [(1.0, 0.6, "a"), (0.9, 0.5, "b"), (0.2, 0.3, "c")]},
-             {"gold": {"d"}, "cands": [(1.0, 0.7, "d"), (0.3, 0.6, "e")]}]
-    w, t = L.best_pair(feats)
-    assert all(set(L._pick(f, w, t)) == f["gold"] for f in feats)
+    feats = [{"gold": {"a", "b"}, "cands": [(1.0, 0.6, "a", 0), (0.9, 0.5, "b", 1), (0.2, 0.3, "c", 2)]},
+             {"gold": {"d"}, "cands": [(1.0, 0.7, "d", 0), (0.3, 0.6, "e", 1)]}]
+    w, t = LR.best_pair(feats)
+    assert all(set(LR._pick(f, w, t)) == f["gold"] for f in feats)
     assert L.scores(["a", "c"], {"a", "b"}) == (0.5, 0.5) and L.scores([], {"a"}) == (0.0, 1.0)
 
 
@@ -256,3 +257,65 @@ def test_a_topic_worded_unlike_a_term_still_lists_its_closest_abstracts(corpus: 
     assert ans.shape == "list" and len(cited) >= 2 and any(i.label == "Ring Attention" for i in cited)
     off_topic = corpus.ask("Which papers here study protein folding with graph kernels?")  # no abstract is close
     assert off_topic.shape == "fact"
+
+
+def test_by_meaning_goes_by_rank_and_cosine_relative_to_the_best() -> None:
+    from assistant.store import StoredDoc
+    from assistant.topics import Candidate, by_meaning, written
+
+    def cand(i: int, lexical: float, dense: float) -> Candidate:
+        return Candidate(StoredDoc(f"d{i}", "t", "t", f"L{i}", [], f"w{i}"), lexical, dense, (0, 1), False, i)
+
+    found = [cand(0, 0.2, 0.60), cand(1, 0.1, 0.50), cand(2, 0.3, 0.30), cand(3, 0.0, 0.58)]
+    assert not written(found, 0.5) and written([*found, cand(4, 1.0, 0.2)], 0.5)  # 1.0: a sentence holds the topic
+    assert [c.rank for c in by_meaning(found, 3, 0.6, 0.5)] == [0, 1]  # rank 2 far below the best, rank 3 beyond the rank
+    assert by_meaning(found, 3, 0.6, 0.65) == []  # no candidate close enough: nothing is listed
+
+
+def test_the_fit_chooses_the_rule_by_meaning_for_topics_no_candidate_writes() -> None:
+    term = {"gold": {"a"}, "cands": [(1.0, 0.6, "a", 0), (0.2, 0.5, "b", 1)]}
+    users = {"gold": {"x", "y"}, "cands": [(0.2, 0.6, "x", 0), (0.1, 0.55, "y", 1), (0.1, 0.2, "z", 2), (0.3, 0.58, "q", 9)]}
+    absent = {"gold": set(), "cands": [(0.1, 0.3, "p", 0), (0.1, 0.28, "r", 1)]}
+    w, t, k, ratio, floor = LR.best_params([term, users, absent])
+    assert set(LR._pick(term, w, t, 0, k, ratio, floor)) == {"a"}  # a written topic keeps the term rule
+    assert set(LR._pick(users, w, t, 0, k, ratio, floor)) == {"x", "y"}
+    assert LR._pick(absent, w, t, 0, k, ratio, floor) == [] and LR._f1([], set()) == 1.0 and LR._f1(["p"], set()) == 0.0
+    assert LR.best_params([term, users, absent], meaning=False)[2:] == (0, 1.0, 0.0)
+    assert LR._pick(users, 0.6, 0.61) == []  # the rule fitted on terms alone: the users' wording reaches no cut-off
+
+
+def test_the_written_lists_are_below_the_overlap_bound_and_keep_their_terms_gold() -> None:
+    from evals import lists_written as LW
+
+    rows = [json.loads(line) for line in LW.OUT_PATH.read_text(encoding="utf-8").splitlines()]
+    term_list = {r["term"]: r for r in load_for_tuning(L.LISTS_PATH) if r["type"] == "list" and "topic" not in r}
+    written = [r for r in rows if r["type"] == LW.TYPE]
+    absent = [r for r in rows if r["type"] == LW.ABSENT]
+    assert len(written) >= 40 and len(absent) >= 10 and all(r["made"] == LW.MADE and r["shape"] == "list" for r in rows)
+    for r in written:
+        assert r["gold_anchors"] == term_list[r["term"]]["gold_anchors"] and r["term"] not in r["question"].lower()
+        assert r["overlap"]["term_share"] <= LW.MAX_TERM_SHARE and r["overlap"]["rare_share"] <= LW.MAX_RARE_SHARE
+    assert all(r["gold_anchors"] == [] for r in absent)
+    assert LW.rare_words(["alpha beta gamma", "alpha beta", "delta"], lambda t: 1.0) == ["alpha", "beta"]  # held by two or more
+    recs = [{"type": LW.TYPE, "shape": "list", "list": {"expected": LW.TYPE, "recall": 0.5, "precision": 0.5,
+             "baseline_recall": 0.0, "baseline_precision": 0.0, "all_named_cited": False}}]
+    assert L.agg_lists(recs)["by_shape"][LW.TYPE]["detected"] == 1.0  # reported apart from term lists
+
+
+def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unrelated(corpus: Assistant) -> None:
+    from assistant.shape import detect
+    from assistant.topics import candidates, written
+
+    cfg = corpus.settings.collection
+    ans = corpus.ask("Which papers spread attention over several devices to handle very long inputs?")
+    cited = [i for i in ans.items if i.cited]
+    assert ans.shape == "list" and not ans.refused and any(i.label == "Ring Attention" for i in cited)
+    assert len(cited) > cfg.min_listed  # the rule fitted on terms listed at most min_listed of these
+    assert "closest in meaning" in ans.text.splitlines()[0] and all(s.supported for s in ans.sentences)
+    found = candidates(corpus.engine, detect(ans.question).topic, cfg.candidates)
+    assert not written(found, cfg.phrase_lexical)  # no abstract writes the topic's words
+    top = max(c.dense for c in found)
+    near = {c.doc.doc_id for c in found if c.rank < cfg.meaning_rank and c.dense >= cfg.meaning_ratio * top}
+    assert {i.doc_id for i in cited} <= near and len(found) > len(near)  # none beyond the retriever's best few
+    absent = corpus.ask("Which papers here are about medieval castle architecture?")
+    assert absent.shape == "fact" and not absent.items

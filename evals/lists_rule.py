@@ -1,0 +1,81 @@
+"""The list membership rule as the fit sees it (assistant.collection / assistant.topics on each
+question's candidate features), its grids and the choice of its constants by mean F1. Split out
+of evals/lists.py (``python -m evals.lists fit`` runs the CV)."""
+from __future__ import annotations
+
+from typing import Any
+
+from evals.lists_metrics import _summary, scores
+
+PHRASE = 0.5  # assistant.settings collection.phrase_lexical: above it a candidate writes the topic
+WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
+CUTOFFS = [round(0.2 + 0.01 * i, 2) for i in range(71)]
+RANKS = [0, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25]  # by meaning: the retriever's best this many (0: off); at most display_max
+RATIOS = [round(0.5 + 0.05 * i, 2) for i in range(10)]
+FLOORS = [0.0] + [round(0.3 + 0.05 * i, 2) for i in range(7)]  # by meaning: the best candidate's cosine needed at all
+PARAMS = ("lexical_weight", "cutoff", "meaning_rank", "meaning_ratio", "meaning_floor")
+
+
+def _written(f: dict[str, Any], phrase: float = PHRASE) -> bool:
+    """Some candidate writes the topic (assistant.topics.written)."""
+    return any(lex > phrase for lex, *_ in f["cands"])
+
+
+def _pick(f: dict[str, Any], w: float, t: float, m: int = 0, k: int = 0, ratio: float = 1.0, floor: float = 0.0) -> list[str]:
+    """The works listed (assistant.collection): for a topic some candidate writes, those at or above
+    the cut-off, and of the ``m`` most relevant (``min_listed``) those whose cosine alone reaches it;
+    for one none writes (and ``k`` > 0), nothing when the best candidate's cosine is below
+    ``floor``, else of the retriever's ``k`` best those whose cosine is at least ``ratio`` x the
+    best candidate's (``by_meaning``)."""
+    if k and not _written(f):
+        top = max((dense for _, dense, *_ in f["cands"]), default=0.0)
+        return [wid for _, dense, wid, rank in f["cands"] if rank < k and dense >= ratio * top] if top >= floor else []
+    rel = sorted(((w * lex + (1 - w) * dense, dense, wid) for lex, dense, wid, _ in f["cands"]), key=lambda x: -x[0])
+    return [wid for i, (r, dense, wid) in enumerate(rel) if (i < m and dense >= t) or r >= t]
+
+
+def _f1(picked: list[str], gold: set[str]) -> float:
+    """F1 of the listed works; for a topic no abstract is about (no gold), 1 when nothing is listed."""
+    if not gold:
+        return float(not picked)
+    r, p = scores(picked, gold)
+    return 2 * r * p / (r + p) if r + p else 0.0
+
+
+def _mean_f1(feats: list[dict[str, Any]], *params: Any) -> float:
+    return sum(_f1(_pick(f, *params), f["gold"]) for f in feats) / len(feats) if feats else 0.0
+
+
+_RP = ("recall", "precision", "baseline_recall", "baseline_precision")
+
+
+def _rp(feats: list[dict[str, Any]], *params: Any) -> dict[str, float]:
+    """Mean recall / precision of the picked works and of the baseline's top-k ({} for none); for
+    questions without gold, the share that listed nothing (``listed_nothing``)."""
+    if not feats:
+        return {}
+    if not any(f["gold"] for f in feats):
+        return {"listed_nothing": _summary([float(not _pick(f, *params)) for f in feats])[0]}
+    held = [scores(_pick(f, *params), f["gold"]) for f in feats]
+    base = [scores(f["baseline"], f["gold"]) for f in feats]
+    return {"recall": _summary([r for r, _ in held])[0], "precision": _summary([p for _, p in held])[0],
+            "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]}
+
+
+def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
+    """The (lexical weight, cut-off) of the best mean F1 on ``feats`` (ties: the first in grid order)."""
+    return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
+
+
+def best_params(feats: list[dict[str, Any]], m: int = 0, meaning: bool = True) -> tuple[float, float, int, float, float]:
+    """(lexical weight, cut-off, meaning rank, ratio, floor) of the best mean F1 on ``feats``. The
+    two rules never apply to one question (a topic is written by some candidate or by none), so the
+    mean F1 is the sum of the two parts' and each part's constants are chosen on its own questions;
+    without questions, or with ``meaning`` False, the rule by meaning is off (rank 0)."""
+    written = [f for f in feats if _written(f)]
+    unwritten = [f for f in feats if not _written(f)]
+    w, t = best_pair(written, m) if written else (WEIGHTS[0], CUTOFFS[0])
+    if not (unwritten and meaning):
+        return w, t, 0, 1.0, 0.0
+    grid = [(k, r, fl) for k in RANKS for r in RATIOS for fl in FLOORS]
+    return w, t, *max(grid, key=lambda g: _mean_f1(unwritten, w, t, m, *g))
