@@ -78,6 +78,26 @@ def system_prompt(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
     return text
 
 
+def user_template(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
+    """The name of the user-turn template of ``backend``'s answer design."""
+    design = cfg.design(backend)
+    return "answer_user" if design == "write" else f"answer_user_{design}"
+
+
+def fixed_head(name: str) -> str:
+    """The text of template ``name`` before its first placeholder: the same in every request."""
+    return re.split(r"\{\w+\}", load_prompt(name), maxsplit=1)[0]
+
+
+def warm_messages(backend: str, cfg: PromptsSection = _DEFAULTS) -> list[dict[str, str]]:
+    """The warm-up request of ``backend``: its system prompt and the fixed head of its user turn
+    (the instructions before the sources), so that llama.cpp's prompt cache holds everything every
+    answer request starts with and the first question reads only its own sentences and question."""
+    head = fixed_head(user_template(backend, cfg))  # verbatim: its last newline is part of a token
+    head = head if head.strip() else "Reply OK."
+    return [{"role": "system", "content": system_prompt(backend, cfg)}, {"role": "user", "content": head}]
+
+
 def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer_tokens: int,
                    cfg: PromptsSection = _DEFAULTS) -> tuple[list[dict[str, str]], list[int]]:
     """System and user messages holding the best evidence sentences of the relevant sources, packed

@@ -12,12 +12,15 @@ off: the whole prompt read). Prompt and generation tokens/s are llama.cpp's own 
 
 ``--answers N``: the local default as a user gets it, end to end. An ``Assistant`` over the
 ingested index ``--data-dir`` (backend "local", its configured design: "lead"), the model warmed as
-the page does (what ``local.warm`` does: load + the system prompt), one untimed question (the embedder and
-BM25 index load), then the first N answerable questions of the generated split (tuning data, never
-the locked one), lookups and paraphrases alternating, each asked once. Prints the engine's own
-``first_token`` (question in -> the model's first token) and ``total`` (question in -> verified
-answer) p50 / p95, how many answers the model served (not a fallback), and the load average
-before and after: the figures hold near idle only when that load is.
+the page does (what ``local.warm`` does: load + ``prompts.warm_messages``), one untimed question (the
+embedder and BM25 index load), then the first N answerable questions of the generated split (tuning
+data, never the locked one), lookups and paraphrases alternating, each asked once. Prints, per
+question, llama.cpp's own counts of the model's request (prompt tokens, of them reused from the
+cache, read, and generated, with their ms) and the engine's ``first_token`` (question in -> the
+model's first token) and ``total`` (question in -> verified answer); then their p50 / p95, the
+median counts, ms per prompt token read and per token generated, how many answers the model
+served (not a fallback), and the load average before and after: seconds hold near idle only when
+that load is (the token counts do not depend on it).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.backends.local import WARM_QUESTION, LocalChatModel, physical_cores, threads_for
-from assistant.prompts import system_prompt
+from assistant.prompts import system_prompt, warm_messages
 from assistant.settings import DEFAULT_CORPUS, Settings
 
 QUESTIONS = (
@@ -152,28 +155,43 @@ def bench_answers(n: int, data_dir: str, threads: int) -> None:
     start = time.perf_counter()
     # what local.warm does (load + the system prompt), waited for here
     model = local.LocalChatModel(assistant.settings)
-    for _ in model.stream([{"role": "system", "content": system_prompt("local", assistant.settings.prompts)},
-                           {"role": "user", "content": WARM_QUESTION}], max_tokens=1):
+    for _ in model.stream(warm_messages("local", assistant.settings.prompts), max_tokens=1):
         pass
-    print(f"warm-up (load + system prompt): {time.perf_counter() - start:.1f} s; "
-          f"design {assistant.settings.prompts.design('local')}, {threads_for(assistant.settings)} threads")
+    warm_t = model.last_timings()
+    print(f"warm-up (load + system prompt + fixed user head, {warm_t.get('prompt_n', 0)} tokens): "
+          f"{time.perf_counter() - start:.1f} s; design {assistant.settings.prompts.design('local')}, "
+          f"{threads_for(assistant.settings)} threads")
     assistant.ask("What is Ring Attention?")  # untimed: embedder, BM25 index, sentence cache
-    first, total, served = [], [], 0
+    first, total, served, rows = [], [], 0, []
+    print(f"{'prompt':>6} {'cached':>6} {'read':>5} {'read ms':>8} {'gen':>4} {'gen ms':>7} "
+          f"{'first s':>7} {'total s':>7} {'load':>5}")
     for q in answer_questions(n):
+        load = os.getloadavg()[0]
         ans = assistant.ask(q)
         total.append(ans.timings.get("total", float("nan")))
         if "first_token" in ans.timings:
             first.append(ans.timings["first_token"])
         served += ans.backend == "local"
-
-    with model._load().lock:  # the lead's generation, stopped at its "]", finishes in its own thread:
-        pass  # exiting while llama.cpp still runs there aborts ("FATAL: exception not rethrown")
+        # waits for the lead's generation, stopped at its "]", to finish in its own thread (exiting
+        # while llama.cpp still runs there aborts: "FATAL: exception not rethrown")
+        t = model.last_timings() if "first_token" in ans.timings else {}
+        row = [int(t.get(k, 0)) for k in ("cache_n", "prompt_n", "prompt_ms", "predicted_n", "predicted_ms")]
+        rows.append(row)
+        print(f"{row[0] + row[1]:>6} {row[0]:>6} {row[1]:>5} {row[2]:>8} {row[3]:>4} {row[4]:>7} "
+              f"{ans.timings.get('first_token', float('nan')):>7.2f} {total[-1]:>7.2f} {load:>5.2f}")
 
     def p(xs: list[float], q: int) -> str:
         return f"{statistics.quantiles(xs, n=100)[q - 1]:.2f}" if len(xs) > 1 else "–"
 
     print(f"{len(total)} questions, {served} answered by the model, {len(first)} with a model token")
     print(f"first token p50 {p(first, 50)} s, p95 {p(first, 95)} s; answer p50 {p(total, 50)} s, p95 {p(total, 95)} s")
+    if served := [r for r in rows if r[1] or r[3]]:
+        med = [statistics.median(col) for col in zip(*served, strict=True)]
+        read_ms = sum(r[2] for r in served) / max(1, sum(r[1] for r in served))
+        gen_ms = sum(r[4] for r in served) / max(1, sum(r[3] for r in served))
+        print(f"llama.cpp, median per request: prompt {med[0] + med[1]:.0f} tokens, {med[0]:.0f} cached, "
+              f"{med[1]:.0f} read ({med[2]:.0f} ms), {med[3]:.0f} generated ({med[4]:.0f} ms); "
+              f"{read_ms:.1f} ms per token read, {gen_ms:.1f} ms per token generated")
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} CPUs")
 
 

@@ -180,6 +180,9 @@ def test_warm_failure_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest
 
 
 def test_warm_loads_and_reads_the_system_prompt(model_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warm-up reads the system prompt and the user turn's fixed head once; every lead request
+    then reuses those tokens from llama.cpp's cache (its own count, ``cache_n``) and reads only its
+    sentences and question."""
     monkeypatch.setattr(local, "_WARMUPS", {})
     monkeypatch.setattr(local, "_ENGINES", {})  # a fresh engine: nothing cached yet
     gate = threading.Event()
@@ -188,18 +191,17 @@ def test_warm_loads_and_reads_the_system_prompt(model_settings: Settings, monkey
     gate.set()
     thread.join(timeout=300)
     assert local.warm_state(model_settings)[0] == "ready" and local.is_ready(model_settings)
-    engine = local.LocalChatModel(model_settings)._load()
-    system = {"role": "system", "content": system_prompt("local")}
-    seen: dict[str, int] = {}
-
-    def on_chunk(chunk: dict) -> bool:
-        seen.update(chunk.get("timings") or {})
-        return False
-
-    request = {"messages": [system, {"role": "user", "content": "What is attention?"}], "max_tokens": 1}
-    with engine.lock:
-        engine.server.handle_chat_completions(request | {"stream": True, "cache_prompt": True}, on_chunk)
-    assert seen["cache_n"] >= count_tokens(system["content"]) // 2  # the system prompt was not read again
+    model = local.LocalChatModel(model_settings)
+    warmed = model.last_timings()
+    assert warmed["cache_n"] == 0 and warmed["prompt_n"] > count_tokens(system_prompt("local"))
+    tail = 5  # the chat template's close of the user turn and open of the answer: not in a longer prompt
+    sentences = [Sentence(0, "The sky over the desert is blue.", 0, 32), Sentence(0, "Cats purr when calm.", 33, 53)]
+    for question in ("What colour is the sky over the desert?", "When do cats purr?"):
+        messages = numbered_messages("lead", question, sentences, ["Observations"])
+        assert "".join(model.stream(messages, max_tokens=2))
+        t = model.last_timings()
+        assert t["cache_n"] >= warmed["prompt_n"] - tail  # the warm-up's tokens were not read again
+        assert 0 < t["prompt_n"] < count_tokens(messages[1]["content"])  # only the rest was
 
 
 def test_local_answer_deadline_stops_generation(model_settings: Settings) -> None:

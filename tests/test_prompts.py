@@ -8,12 +8,15 @@ import re
 from assistant.backends.grammars import grammar_for, pick_grammar
 from assistant.evidence import Sentence
 from assistant.prompts import (
+    fixed_head,
     lead_draft,
     lead_preview,
     load_prompt,
     numbered_messages,
     picked,
+    render,
     system_prompt,
+    warm_messages,
 )
 from assistant.settings import DEFAULT_CORPUS, PromptsSection
 from evals.data import DATASETS_DIR
@@ -95,3 +98,28 @@ def test_pick_grammar_admits_only_the_numbers_shown() -> None:
     g = pick_grammar(3)
     assert '"none"' in g and '"3" | "2" | "1"' in g and '"4"' not in g
     assert grammar_for("lead", 3) is None and grammar_for("write", 3) is None
+
+
+# --- the prompt cache: every request starts with what the warm-up read ----------------------------
+def test_lead_requests_start_with_the_warm_up_request_and_put_the_instructions_first() -> None:
+    """llama.cpp reuses the KV of a request's common prefix with the previous one (cache_prompt):
+    the system prompt and the user turn's instructions are the same bytes in every lead request
+    and in the warm-up, so only the sentences and the question are read per question."""
+    system, head = warm_messages("local")
+    a = numbered_messages("lead", "What is Ring Attention?", _sentences(), ["Ring paper", "x", "LASP-2 paper"])
+    b = numbered_messages("lead", "How fast is LASP-2?", _sentences()[2:], ["y", "z", "LASP-2 paper"])
+    assert a[0] == b[0] == system
+    for messages in (a, b):
+        user = messages[1]["content"]
+        assert user.startswith(head["content"])
+        rest = user[len(head["content"]):]  # read per question: only data and the question
+        assert "NOT IN SOURCES" not in rest and "square brackets" not in rest
+    assert "NOT IN SOURCES" in head["content"] and head["content"].endswith("\n")
+
+
+def test_warm_up_head_is_the_fixed_text_before_each_templates_first_placeholder() -> None:
+    assert render("answer_user", sources="S", question="Q").startswith(fixed_head("answer_user"))
+    assert warm_messages("openai")[1]["content"] == fixed_head("answer_user")  # "write": its own head
+    assert warm_messages("openai")[0]["content"] == system_prompt("openai")
+    pick = PromptsSection(designs={"local": "pick"})
+    assert warm_messages("local", pick)[1]["content"] == fixed_head("answer_user_pick")

@@ -11,9 +11,11 @@ Warm-up, for callers that want the model ready before the first question (``assi
     is_ready(settings)           # True once a question would not wait for loading
     warm_state(settings)         # ("idle"|"loading"|"ready"|"failed", detail for a status line)
 
-The system prompt read during warm-up is :func:`assistant.prompts.system_prompt`; llama.cpp keeps
-its KV in the (single) slot, so every later request that starts with the same system message
-reads only the rest of its prompt (``cache_prompt``).
+The warm-up request is :func:`assistant.prompts.warm_messages`: the system prompt and the fixed
+head of the design's user turn (its instructions). llama.cpp keeps its KV in the (single) slot, so
+every later request that starts with the same text reads only the rest of its prompt
+(``cache_prompt``); ``LocalChatModel.last_timings()`` gives llama.cpp's own counts of the last
+request (``cache_n`` tokens reused, ``prompt_n`` read, ``predicted_n`` generated, and their ms).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ N_PARTS = 22
 INSTALL_HINT = "pip install 'abstracts-assistant[local]'"
 MARKER_SUFFIX = ".sha256-ok"
 _CHUNK = 8 << 20
-WARM_QUESTION = "Reply OK."  # the user turn of the warm-up request; only its system prefix matters
+WARM_QUESTION = "Reply OK."  # a user turn for timing runs of a bare system prompt (evals/bench_local.py)
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +202,7 @@ class _Engine:
         params.verbosity = 0  # errors only
         self.server = xlc.Server(params)
         self.lock = threading.Lock()
+        self.timings: dict[str, Any] = {}  # llama.cpp's "timings" of the last request (under ``lock``)
 
 
 EngineKey = tuple[str, int, int]  # (model path, threads, n_ctx)
@@ -227,12 +230,10 @@ class _Warmup:
         if self.gate is not None:  # tests hold the warm-up here to watch the page while it "loads"
             self.gate.wait()
         try:
-            from assistant.prompts import system_prompt
+            from assistant.prompts import warm_messages
 
             model = LocalChatModel(self.settings)
-            messages = [{"role": "system", "content": system_prompt(model.name, self.settings.prompts)},
-                        {"role": "user", "content": WARM_QUESTION}]
-            for _ in model.stream(messages, max_tokens=1):
+            for _ in model.stream(warm_messages(model.name, self.settings.prompts), max_tokens=1):
                 pass
         except Exception as exc:
             self.error = str(exc) or type(exc).__name__
@@ -323,6 +324,14 @@ class LocalChatModel(ChatModel):
                 self._engine = _ENGINES[key]
         return self._engine
 
+    def last_timings(self) -> dict[str, Any]:
+        """llama.cpp's timings of the engine's last request (``cache_n``: prompt tokens reused from
+        the cache, ``prompt_n`` / ``prompt_ms``: read, ``predicted_n`` / ``predicted_ms``: generated);
+        waits for a generation still running (a lead stopped at its "]" ends in its own thread)."""
+        engine = self._load()
+        with engine.lock:
+            return dict(engine.timings)
+
     def stream(
         self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0, grammar: str | None = None
     ) -> Iterator[str]:
@@ -336,11 +345,14 @@ class LocalChatModel(ChatModel):
         stop = threading.Event()
 
         def on_chunk(chunk: Any) -> bool:
+            if isinstance(chunk, dict) and chunk.get("timings"):
+                engine.timings = dict(chunk["timings"])
             chunks.put(chunk)
             return stop.is_set()  # True asks llama.cpp to stop generating
 
         def run() -> None:
             with engine.lock:
+                engine.timings = {}
                 try:
                     if not stop.is_set():  # the caller gave up while waiting for the lock
                         engine.server.handle_chat_completions(request, on_chunk)
