@@ -93,7 +93,10 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         return _with_summary(engine, turn, compared) if compared is not None else None
     if shape.follow_up:
         docs = _docs_of_quotes(engine, quotes)
-        return _with_summary(engine, turn, _follow_up(engine, base, shape, docs)) if docs else None
+        if not docs:
+            return None
+        picked = _follow_up(engine, base, shape, docs)  # no synthesis of abstracts that do not state the filter
+        return picked if picked.caveat else _with_summary(engine, turn, picked)
     else:
         found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
     missing = decision.missing if decision is not None else []

@@ -6,6 +6,7 @@ sessions (evals/written_sessions.py) resolve on the real corpus."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -70,3 +71,11 @@ def test_follow_up_fit_scores_and_choice() -> None:
     assert [F.pick(f, w, t) for f in feats] == [["w1"], ["w3"], []]
     result = F.fit(feats * 2, folds=2)
     assert result["predicate"]["all_with_chosen"]["empty_gold_right"] == 1.0
+
+
+def test_an_llm_backend_writes_no_synthesis_when_none_of_the_listed_abstracts_states_it(corpus: Assistant, mock_model: Any) -> None:
+    first = "Which papers here study chain-of-thought?"
+    prev = corpus.ask(first)
+    history = [{"role": "user", "content": first}, {"role": "assistant", "content": prev.text}]
+    ans = corpus.ask("Do any of these use images?", history=history, backend="mock")
+    assert ans.caveat and ans.text.startswith(ans.caveat) and not mock_model.prompts and not ans.fallback_reason
