@@ -314,8 +314,10 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
         return _list(q, True) or Shape(FACT)
     if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
         # its frames are specific: "what do the papers say about" is no list
-        return Shape(FACT) if _property_of_name(topic) else Shape(OVERVIEW, topic)
+        # a property of one named work, or a topic anchored to one work ("…that the paper identifies"), is its fact
+        return Shape(FACT) if _property_of_name(topic) or _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)
     if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q):
-        return Shape(OVERVIEW, _TAIL.sub("", _unplaced(m.group("rest"))))
+        topic = _TAIL.sub("", _unplaced(m.group("rest")))
+        return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)
     shape = _list(q, previous_was_list) or _compare(q) or Shape(FACT)
     return shape if shape.kind in (FACT, COMPARE) or shape.topic else Shape(FACT)  # a list of nothing named is no list

@@ -254,3 +254,10 @@ def test_no_fact_question_of_a_tuning_split_becomes_an_overview() -> None:
     confusion = shape_confusion(("dev", "generated", "generated_unanswerable", "calibration"))
     assert not [(split, t) for split, types in confusion.items() for t, kinds in types.items() if "overview" in kinds]
     assert all(not kinds.get("list") for t, kinds in confusion["calibration"].items())
+
+
+def test_an_overview_frame_anchored_to_one_work_is_its_fact() -> None:
+    assert detect("What are the main challenges in long-context modelling that the paper identifies?").kind == FACT
+    assert detect("How have researchers approached the problem this paper raises?").kind == FACT
+    assert detect("What is known about its memory use?").kind == FACT
+    assert detect("How have researchers approached hallucination?").kind == OVERVIEW
