@@ -122,7 +122,10 @@ class PromptsSection(BaseModel):
     # Local answers with "lead"; openai keeps "write".
     designs: dict[str, Literal["write", "lead", "pick"]] = Field(default_factory=lambda: {"local": "lead"})
     pick_candidates: int = 6  # sentences a "pick" model chooses from (sanity bound: extraction's 4 plus 2)
-    lead_tokens: int = 80  # answer tokens of a "lead" sentence (sanity bound: 30 words is ~45 tokens)
+    # answer tokens of a "lead" sentence: a cap for a runaway only, since generation stops at the lead's
+    # first "]" (engine._llm). Sanity bound: 30 words is ~45 tokens; measured: leads generated 5-48
+    # tokens (llama.cpp's predicted_n, 16 requests; docs/local-model.md, "Latency"), none reached it.
+    lead_tokens: int = 80
     pick_tokens: int = 16  # answer tokens of a "pick" reply: up to 4 numbers (sanity bound)
 
     def budget(self, backend: str) -> int:
@@ -239,7 +242,7 @@ class CollectionSettings(BaseModel):
     lexical_weight: float = 0.6  # fit: evals/fits/lists.json (held-out recall 0.97 +- 0.01, precision 0.98 +- 0.01)
     cutoff: float = 0.61  # relevance an abstract needs to be listed; fit: evals/fits/lists.json
     phrase_lexical: float = 0.5  # a candidate above this writes the topic (its words side by side in order, or its acronym); when none does, the list goes by meaning (topics.by_meaning). From best_sentence's definition: without that run a sentence scores at most 0.5
-    meaning_rank: int = 8  # by meaning: of the retriever's best this many (0: off); fit: evals/fits/lists.json (5-fold CV on list + list_written + list_absent: held-out written recall 0.30 +- 0.11, precision 0.28 +- 0.10 vs naive top-5 0.21 / 0.28; term lists unchanged)
+    meaning_rank: int = 8  # by meaning: of the retriever's best this many (0: off); fit: evals/fits/lists.json (5-fold CV on list + list_written + list_absent: held-out written recall 0.29 +- 0.11, precision 0.29 +- 0.10 vs naive top-5 0.21 / 0.28; term lists unchanged)
     meaning_ratio: float = 0.6  # by meaning: cosine at least this x the best candidate's; fit: evals/fits/lists.json
     meaning_floor: float = 0.5  # by meaning: nothing listed unless the best candidate's cosine reaches this (topics no abstract is about: held-out listed nothing 12 of 12); fit: evals/fits/lists.json
     min_listed: int = 3  # of a list's most relevant few, those whose cosine alone reaches the cut-off are listed (a topic worded unlike any term scores low lexically); sanity bound; CV with it unchanged: evals/fits/lists.json
