@@ -25,6 +25,18 @@ SETTING_FOR_FLAG = {"k": "top_k", "model": "openai_model", "base_url": "openai_b
 NO_INDEX = "No abstracts indexed. Run `assistant ingest` first."
 
 
+def _positive(text: str) -> int:
+    """A count flag (--k): a whole number of at least 1 (0 or -3 used to search for nothing and
+    say that no abstract matched)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number (use 1 or more)")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     from assistant.backends import names
 
@@ -52,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("search", parents=[common, narrow], help="find the best abstracts for a query")
     s.add_argument("query")
-    s.add_argument("--k", dest="hits", type=int, default=10, help="number of abstracts (default 10)")
+    s.add_argument("--k", dest="hits", type=_positive, default=10, help="number of abstracts (default 10)")
     s.add_argument("--mode", choices=["hybrid", "dense", "bm25", "baseline"], default="hybrid",
                    help="hybrid (default); dense or bm25 alone; baseline: the naive BM25 + abstract-vector RRF")
     s.add_argument("--json", action="store_true", help="print JSON")
@@ -65,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--export", choices=["md", "bib"], help="print the answer as Markdown with references, "
                            "or the cited works as BibTeX, instead of the usual output")
         s.add_argument("--backend", choices=backends, help="answer engine (default: openai if configured, else local if installed, else extractive)")
-        s.add_argument("--k", type=int, help="number of sources (default 5)")
+        s.add_argument("--k", type=_positive, help="number of sources (default 5)")
         s.add_argument("--model", help="model name for the openai backend")
         s.add_argument("--base-url", help="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp server, LM Studio)")
 

@@ -112,3 +112,12 @@ def test_flags_become_settings(tmp_path: Path) -> None:
     assert s.top_k == 5  # search's --k is the number of hits, not the answer's sources
     s = _settings(_parser().parse_args(["serve", "--port", "7999", "--share", "--data-dir", str(tmp_path)]))
     assert (s.port, s.share, s.insecure_no_auth) == (7999, True, False)
+
+
+def test_a_count_below_one_is_a_usage_error(tmp_path: Path) -> None:
+    # --k 0 / -3 used to run a search for nothing and print "No abstract matches the query."
+    for args in (("search", "attention", "--k", "0"), ("search", "attention", "--k", "-3"),
+                 ("ask", "What is FlashAttention?", "--k", "0"), ("ask", "What is FlashAttention?", "--k", "two")):
+        res = run(*args, "--data-dir", str(tmp_path / "d"))
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert "argument --k" in res.stderr and "No abstract" not in res.stdout
