@@ -258,6 +258,8 @@ def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: 
         print("\n\nVerified answer:" if _differs(answer) else "")
     if not streamed or _differs(answer):
         print(answer.text)
+    if filters and answer.refused and not assistant.retriever.allowed(filters):  # else it reads as "not in the collection"
+        print(f"(No abstract in the collection matches the filters: {filters.describe()}.)")
     _print_sources(answer)
     history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
     return 0

@@ -121,3 +121,16 @@ def test_a_count_below_one_is_a_usage_error(tmp_path: Path) -> None:
         res = run(*args, "--data-dir", str(tmp_path / "d"))
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         assert "argument --k" in res.stderr and "No abstract" not in res.stdout
+
+
+def test_ask_says_when_the_filters_admit_no_abstract(corpus_dir: Path) -> None:
+    # the refusal alone read as "the collection does not answer this", when the filter was the cause
+    res = run("ask", "What does Ring Attention distribute across devices?", "--backend", "extractive",
+              "--author", "nobody-by-this-name", "--data-dir", str(corpus_dir))
+    assert res.returncode == 0, res.stderr
+    assert 'No abstract in the collection matches the filters: author "nobody-by-this-name"' in res.stdout
+    res = run("ask", "Who won the 1954 football world cup?", "--backend", "extractive", "--file", "abstracts",
+              "--data-dir", str(corpus_dir))
+    assert res.returncode == 0, res.stderr
+    assert "does not answer" in res.stdout and "matches the filters" not in res.stdout  # the filter admits works
+
