@@ -282,6 +282,7 @@ def _chat(assistant: Any, filters: Any = None) -> int:
             return 0
         if question == "/new":
             history.clear()
+            print("(a new conversation: earlier questions are forgotten)")
             continue
         _ask(assistant, question, history, as_json=False, filters=filters)
 

@@ -134,3 +134,8 @@ def test_ask_says_when_the_filters_admit_no_abstract(corpus_dir: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert "does not answer" in res.stdout and "matches the filters" not in res.stdout  # the filter admits works
 
+
+def test_chat_new_says_it_started_over(corpus_dir: Path) -> None:
+    res = run("chat", "--backend", "extractive", "--data-dir", str(corpus_dir), input="What is FlashAttention?\n/new\n\n")
+    assert res.returncode == 0, res.stderr
+    assert "a new conversation" in res.stdout
