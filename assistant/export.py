@@ -121,8 +121,17 @@ def answer_markdown(answer: Any) -> str:
     elif answer.refused and answer.closest:
         lines += ["## Closest abstracts (they do not state the answer)", ""]
         lines += [f"- {h.label} ({h.source})" for h in answer.closest]
-    lines += ["", f"*Answered by {answer.backend} from the indexed abstracts; every [n] was checked against the cited abstract.*"]
+    lines += ["", _footer(answer)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _footer(answer: Any) -> str:
+    """Who answered and what was checked; a refusal is not called an answer, nor checked [n] claimed."""
+    if answer.citations:
+        return f"*Answered by {answer.backend} from the indexed abstracts; every [n] was checked against the cited abstract.*"
+    if answer.refused:
+        return f"*Not answered by {answer.backend}: the indexed abstracts were searched; none is cited.*"
+    return f"*Answered by {answer.backend} from the indexed abstracts; no abstract is cited.*"
 
 
 # --- BibTeX -----------------------------------------------------------------------------------------

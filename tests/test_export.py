@@ -195,3 +195,12 @@ def test_a_bibtex_library_exports_its_own_entries(corpus_dir: Path, tmp_path: Pa
     assert out.startswith("@article{hughes2018coral,") and "journal = {Nature}" in out
     assert parsed(out).entries[0].key == "hughes2018coral"
     assert "[doi:10.1038/s41586-018-0041-2](https://doi.org/10.1038/s41586-018-0041-2)" in answer.to_markdown()
+
+
+def test_markdown_of_a_refusal_claims_no_checked_citations() -> None:
+    # the footer said "Answered by ...; every [n] was checked" under "The collection does not answer this question."
+    refused = Answer(question="Who won the 1954 World Cup?", text="The collection does not answer this question.",
+                     refused=True, backend="extractive")
+    md = refused.to_markdown()
+    assert "Not answered by extractive" in md and "every [n] was checked" not in md and "Answered by" not in md
+    assert "every [n] was checked against the cited abstract" in answer(citation(1, VASWANI)).to_markdown()
