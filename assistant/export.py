@@ -20,6 +20,8 @@ INTERNAL_KEYS = re.compile(r"^(mh\d+|n_chunks)$")  # MinHash bands and chunk cou
 CONFERENCE_WORDS = re.compile(r"\b(proceedings|conference|workshop|symposium|meeting|congress)\b", re.I)
 LEADING_ARTICLES = {"a", "an", "the"}  # a citation key skips a title's leading article (Google Scholar's keys do)
 LATEX_SPECIAL = re.compile(r"(?<!\\)([&%$#_])")
+# A key BibTeX and biber accept as written: no spaces, braces, commas, quotes or other specials.
+USABLE_KEY = re.compile(r"[^\s,{}()=\"#%'\\~]+")
 
 
 def reference_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -190,15 +192,14 @@ def answer_bibtex(answer: Any) -> str:
 
     kept: list[str] = []
     built: list[Any] = []
-    used: set[str] = set()
-    for c in answer.citations:
-        raw = str((c.metadata or {}).get("bibtex") or "").strip()
+    raws = [str((c.metadata or {}).get("bibtex") or "").strip() for c in answer.citations]
+    used = {m.group(1) for m in (re.match(r"@\w+\s*[{(]\s*([^,\s]+)", r) for r in raws) if m}  # before any is built
+    for c, raw in zip(answer.citations, raws, strict=True):
         if raw.startswith("@"):
             kept.append(raw)
-            m = re.match(r"@\w+\s*[{(]\s*([^,\s]+)", raw)
-            used.add(m.group(1) if m else "")
             continue
-        key = base = cite_key(c.metadata or {}, c.label)
+        own = str((c.metadata or {}).get("citekey") or "").strip()  # the user's key (CSL-JSON "citation-key")
+        key = base = own if USABLE_KEY.fullmatch(own) else cite_key(c.metadata or {}, c.label)
         for suffix in "abcdefghijklmnopqrstuvwxyz":
             if key not in used:
                 break

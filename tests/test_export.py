@@ -204,3 +204,14 @@ def test_markdown_of_a_refusal_claims_no_checked_citations() -> None:
     md = refused.to_markdown()
     assert "Not answered by extractive" in md and "every [n] was checked" not in md and "Answered by" not in md
     assert "every [n] was checked against the cited abstract" in answer(citation(1, VASWANI)).to_markdown()
+
+
+def test_built_entries_keep_the_users_key_and_never_take_a_kept_entrys_key() -> None:
+    # a CSL-JSON "citation-key" (ingest keeps it as metadata["citekey"]) was replaced by a made-up key,
+    # so \cite{wangRewardShaping2024} in the user's paper found nothing
+    wang = {"title": "Reward Shaping", "authors": "Wang, Li", "year": 2024, "citekey": "wangRewardShaping2024"}
+    odd = {"title": "Deep nets", "authors": "Smith, Ann", "year": 2020, "citekey": "not a {key}"}
+    # a built entry cited before a kept one whose key it would make must not take that key
+    clash = RAW.replace("vaswani2017attention", "smith2020deep")
+    bib = answer(citation(1, wang), citation(2, odd), citation(3, {**VASWANI, "bibtex": clash})).to_bibtex()
+    assert [e.key for e in parsed(bib).entries] == ["smith2020deep", "wangRewardShaping2024", "smith2020deepa"]
