@@ -63,8 +63,9 @@ class IngestReport:
             f"{len(self.rejected)} rejected ({self.seconds:.1f} s)" + (" [dry run: nothing written]" if self.dry_run else ""),
         ]
         if self.totals:
-            lines.append(f"index {'would hold' if self.dry_run else 'now holds'} {self.totals.get('abstracts', 0)} abstracts "
-                         f"({self.totals.get('works', 0)} works), {self.totals.get('chunks', 0)} chunks")
+            t = {k: self.totals.get(k, 0) for k in ("abstracts", "works", "chunks")}
+            lines.append(f"index {'would hold' if self.dry_run else 'now holds'} {_plural(t['abstracts'], 'abstract')} "
+                         f"({_plural(t['works'], 'work')}), {_plural(t['chunks'], 'chunk')}")
         lines += [f"  rejected {p}" for p in self.rejected]
         lines += [f"  warning {p}" for p in self.warnings]
         return "\n".join(lines)
@@ -74,6 +75,10 @@ class IngestReport:
         d["rejected"] = [{"path": p.path, "line": p.line, "reason": p.reason} for p in self.rejected]
         d["warnings"] = [{"path": p.path, "line": p.line, "reason": p.reason} for p in self.warnings]
         return d
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"  # "1 abstract (1 work), 1 chunk", not "1 abstracts"
 
 
 def _file_of(source: str) -> str:

@@ -268,3 +268,12 @@ def test_seed_corpus_index(corpus_copy) -> None:  # type: ignore[no-untyped-def]
     assert (report.added, report.updated, report.unchanged, report.duplicates, report.removed) == (0, 0, 446, 16, 0)
     assert report.totals["abstracts"] == 446 and report.totals["works"] == 444
     assert "446 unchanged" in report.summary()
+
+
+def test_summary_counts_read_as_english() -> None:
+    from ingest.pipeline import IngestReport
+
+    one = IngestReport(added=1, files=1, totals={"abstracts": 1, "works": 1, "chunks": 1}).summary()
+    assert "index now holds 1 abstract (1 work), 1 chunk" in one  # was "1 abstracts (1 works), 1 chunks"
+    many = IngestReport(files=2, totals={"abstracts": 446, "works": 440, "chunks": 900}).summary()
+    assert "index now holds 446 abstracts (440 works), 900 chunks" in many
