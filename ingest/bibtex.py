@@ -47,6 +47,7 @@ logging.getLogger("bibtexparser").setLevel(logging.ERROR)
 
 _ENTRY_START = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.M)
 _RESOLVED_RAW = "abstracts_resolved_raw"
+_UNDEFINED = "abstracts_undefined_macros"
 _SKIP_TYPES = {"string", "preamble", "comment"}
 VENUE_FIELDS = ("journal", "journaltitle", "booktitle", "series", "publisher", "howpublished", "institution", "school")
 
@@ -78,6 +79,79 @@ class _KeepResolvedRaw(BlockMiddleware):
             body = ",\n".join(f"  {f.key} = {f.value}" for f in entry.fields)
             entry.parser_metadata[_RESOLVED_RAW] = f"@{entry.entry_type}{{{entry.key},\n{body}\n}}"
         return entry
+
+
+# BibTeX's standard styles (plain.bst and the rest) predefine the month macros jan ... dec.
+MONTHS = {m[:3].lower(): m for m in ("January", "February", "March", "April", "May", "June", "July", "August",
+                                     "September", "October", "November", "December")}
+MACRO_DEPTH = 8  # sanity bound: @string definitions referring to others, this deep at most (a cycle stops)
+
+
+def _hash_parts(value: str) -> list[str] | None:
+    """``value`` cut at each ``#`` outside braces and quotes (None when there is none)."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for i, ch in enumerate(value):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == '"' and depth == 0 and (i == 0 or value[i - 1] != "\\"):
+            quoted = not quoted
+        elif ch == "#" and depth == 0 and not quoted:
+            parts.append(value[start:i].strip())
+            start = i + 1
+    return [*parts, value[start:].strip()] if parts else None
+
+
+def _macro_text(value: str, strings: dict[str, str], undefined: list[str], depth: int = 0) -> str:
+    """What a value stands for, unenclosed: a quoted or braced string, a number, a macro (an
+    ``@string`` or a month) or a ``#`` concatenation of these. An undefined macro stays its name
+    (BibTeX would print nothing; a name such as IEEE_J_PAMI, defined in another file, still says
+    which venue) and is added to ``undefined``."""
+    value = value.strip()
+    parts = _hash_parts(value)
+    if parts is not None:
+        return "".join(_macro_text(p, strings, undefined, depth) for p in parts)
+    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
+        return value[1:-1]
+    if value.isdigit():
+        return value
+    if value.lower() in strings and depth < MACRO_DEPTH:
+        return _macro_text(strings[value.lower()], strings, undefined, depth + 1)
+    if value.lower() in MONTHS:
+        return MONTHS[value.lower()]
+    undefined.append(value)
+    return value
+
+
+def _bare(value: str) -> bool:
+    """A value bibtexparser left as written: a ``#`` expression or a name no ``@string`` defines."""
+    return _hash_parts(value) is not None or not (value.isdigit() or value[:1] in ('{', '"'))
+
+
+class _ResolveStrings(ResolveStringReferencesMiddleware):
+    """bibtexparser's ``@string`` resolution, plus what it leaves raw (python-bibtexparser issue
+    #396, open in 2.1.0): a ``#`` concatenation (``booktitle = icml # " 2022"``, ``month = 10 #
+    "~" # jan``), a macro whose definition is itself one, and the month macros; a macro no
+    ``@string`` of the file defines is kept as its name, with a warning. The value is written in
+    braces, so the enclosing is removed as for any other."""
+
+    def transform(self, library: Library) -> Library:
+        library = super().transform(library)
+        strings = {key.lower(): str(block.value) for key, block in library.strings_dict.items()}
+        for entry in library.entries:
+            done, undefined = entry.parser_metadata.get(self.metadata_key()) or [], []
+            for field in entry.fields:
+                if isinstance(field.value, str) and field.value.strip() and _bare(field.value.strip()):
+                    text = _macro_text(field.value, strings, undefined)
+                    if text != field.value.strip():
+                        field.value = "{" + text + "}"
+                        done.append(field.key)
+            if done:
+                entry.parser_metadata[self.metadata_key()] = done
+            if undefined:
+                entry.parser_metadata[_UNDEFINED] = undefined
+        return library
 
 
 _MARKUP = re.compile(r"[\\{}~$]|--|``|''")  # what pylatexenc changes (dashes and quotes are ligatures)
@@ -136,7 +210,7 @@ class _LatexDecoding(LatexDecodingMiddleware):
 def _stack() -> list[Any]:
     return [
         NormalizeFieldKeys(),
-        ResolveStringReferencesMiddleware(),
+        _ResolveStrings(),
         _KeepResolvedRaw(),
         RemoveEnclosingMiddleware(),
         _LatexDecoding(),
@@ -154,6 +228,10 @@ def read_bibtex(text: str, name: str) -> tuple[list[Paper], list[Problem]]:
         if isinstance(block, Entry):
             if block.entry_type.lower() not in _SKIP_TYPES:
                 papers.append(_paper(block, line))
+            if undefined := block.parser_metadata.get(_UNDEFINED):
+                problems.append(Problem(name, line, f"BibTeX entry {block.key!r}: no @string defines "
+                                        f"{', '.join(repr(u) for u in dict.fromkeys(undefined))} (kept as written)",
+                                        warning=True))
         elif isinstance(block, DuplicateBlockKeyBlock):
             first = getattr(block, "_previous_block", None)
             seen = f"line {first.start_line + 1}" if getattr(first, "start_line", None) is not None else "earlier"

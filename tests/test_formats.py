@@ -241,6 +241,52 @@ def test_prose_mentioning_at_signs_is_not_bibtex(tmp_path: Path) -> None:
     assert len(records) == 2 and "bibtex" not in records[0].metadata
 
 
+CONCAT = r"""@string{jmlr = "Journal of Machine Learning Research"}
+@STRING{vol = "Vol. "}
+@string{asia = "Asia" # "crypt"}
+@string{asia91 = asia # " '91"}
+
+@article{dupont2020,
+  title    = {Concatenated Venues},
+  author   = {Dupont, Fran{\c{c}}ois},
+  journal  = JMLR # ", " # vol # "21",
+  month    = 10 # " " # jan,
+  year     = {2020},
+  abstract = {We study how reference managers write concatenated macros into BibTeX files and read them back.}
+}
+
+@inproceedings{lee2019,
+  title     = "C# " # {and} # " F# Programs",
+  author    = "Lee, Min-ho",
+  booktitle = asia91,
+  year      = 2019,
+  abstract  = "We count how often C# and F# programs appear in the benchmark and find both are rare."
+}
+
+@inproceedings{odd2019,
+  title     = {An Abbreviation From Another File},
+  author    = {Odd, Ann},
+  booktitle = IEEE_J_PAMI # " 2019",
+  year      = 2019,
+  abstract  = {The journal macro of this entry is defined in IEEEabrv.bib, which is not part of this file.}
+}
+"""
+
+
+def test_bibtex_concatenated_macros_are_resolved(tmp_path: Path) -> None:
+    # bibtexparser 2.1 leaves a '#' expression raw (its issue #396): the venue read 'jmlr # ", " # vol # "21"'
+    records, problems = load_file(_write(tmp_path, "cat.bib", CONCAT))
+    by_key = {r.metadata["citekey"]: r for r in records}
+    dupont, lee, odd = by_key["dupont2020"], by_key["lee2019"], by_key["odd2019"]
+    assert dupont.metadata["venue"] == "Journal of Machine Learning Research, Vol. 21"  # case-insensitive names
+    assert "journal = {Journal of Machine Learning Research, Vol. 21}" in dupont.metadata["bibtex"]
+    assert "month = {10 January}" in dupont.metadata["bibtex"]  # the standard month macro; the raw stands alone
+    assert lee.title == "C# and F# Programs"  # '#' inside quotes is text, not concatenation
+    assert lee.metadata["venue"] == "Asiacrypt '91"  # a macro defined by a concatenation of macros
+    assert odd.metadata["venue"] == "IEEE_J_PAMI 2019"  # undefined here: kept by name, with a warning
+    assert _reasons(problems) == [(23, "BibTeX entry 'odd2019': no @string defines 'IEEE_J_PAMI' (kept as written)", True)]
+
+
 # --- RIS -----------------------------------------------------------------------------------------
 def test_publisher_ris(tmp_path: Path) -> None:
     records, problems = load_file(_write(tmp_path, "ieee.ris", RIS))
