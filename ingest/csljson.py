@@ -61,6 +61,6 @@ def paper(row: dict[str, Any], line: int) -> Paper:
         meta["citekey"] = str(row["citation-key"])
     meta = md.clean_metadata(meta)
     key = str(row.get("citation-key") or row.get("id") or meta.get("doi") or "")
-    return Paper(line=line, key=key, text=text if isinstance(text, str) and text.strip() else None,
-                 title=" ".join(str(row.get("title") or "").split()), metadata=meta,
+    return Paper(line=line, key=key, text=md.plain_text(text) if isinstance(text, str) and text.strip() else None,
+                 title=" ".join(md.plain_text(str(row.get("title") or "")).split()), metadata=meta,
                  external_id=str(meta.get("doi") or meta.get("arxiv_id") or ""))

@@ -13,6 +13,7 @@ Every format reader (ingest/bibtex.py, ris.py, csljson.py, openalex.py, papers.p
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,14 @@ _ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 _ARXIV_OLD = re.compile(r"\b([a-z][a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")
+# Markup in text fields: the rich text CSL-JSON allows (<i>, <b>, <sup>, <sub>, <span class="nocase">)
+# and the JATS XML Crossref puts in abstracts (<jats:p>, <jats:italic>, <jats:title>Abstract</jats:title>),
+# both as Zotero exports them. Only these tag names, so "x <b and c> d" in prose is left alone.
+_JATS_HEADING = re.compile(r"<jats:title>[^<]*</jats:title>", re.I)
+_SUPERSCRIPT = re.compile(r"<(?:jats:)?sup>", re.I)
+_ATTRS = r"(?:\s[^<>]*)?"  # attributes: only on jats: and span tags (CSL's <span class="nocase">)
+_BLOCK_TAG = re.compile(rf"</?(?:jats:(?:p|sec|list|list-item|title){_ATTRS}|p|div|br ?/?)>", re.I)
+_INLINE_TAG = re.compile(rf"</?(?:(?:jats:[a-z-]+|span){_ATTRS}|i|b|em|strong|sc|sub|sup|u)>", re.I)
 MAX_TITLE_IN_LABEL = 80  # characters of a title shown in a label; longer ones end in "…" (sanity bound)
 
 
@@ -83,6 +92,17 @@ def _person(value: Any) -> str:
     if value.get("family"):
         return f"{value['family']}, {value['given']}" if value.get("given") else str(value["family"])
     return str(value.get("name") or value.get("display_name") or value.get("literal") or "")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without CSL rich-text or JATS tags (a paragraph break becomes a space, a superscript
+    a ^: 10<sup>6</sup> -> 10^6), its HTML entities decoded; text without such tags as it was."""
+    if "<" not in text:
+        return text
+    out = _JATS_HEADING.sub(" ", text)
+    out = _SUPERSCRIPT.sub("^", out)
+    out = _INLINE_TAG.sub("", _BLOCK_TAG.sub(" ", out))
+    return " ".join(html.unescape(out).split()) if out != text else text
 
 
 def family_name(name: str) -> str:

@@ -318,6 +318,19 @@ def test_zotero_csl_json(tmp_path: Path) -> None:
     assert "'nobody2020' has no abstract" in p.reason and p.line > 1
 
 
+def test_csl_json_rich_text_and_crossref_jats_are_plain_text(tmp_path: Path) -> None:
+    # Zotero keeps Crossref's JATS abstract and CSL's <i>/<sup> title markup; both reached the index,
+    # the answer text and the label ("HTML <i>in</i> titles")
+    item = {"id": "x1", "type": "article-journal", "title": "Scaling <i>BERT</i> to 10<sup>6</sup> Documents",
+            "author": [{"family": "Kim", "given": "Soo-jin"}], "issued": {"date-parts": [[2020]]},
+            "abstract": "<jats:title>Abstract</jats:title><jats:p>We index 10<jats:sup>6</jats:sup> documents with "
+                        "<jats:italic>BERT</jats:italic> &amp; BM25.</jats:p><jats:p>Recall rises when x < y.</jats:p>"}
+    (rec,), problems = load_file(_write(tmp_path, "zotero.json", json.dumps([item])))
+    assert not problems
+    assert rec.title == "Scaling BERT to 10^6 Documents"
+    assert rec.text == "We index 10^6 documents with BERT & BM25. Recall rises when x < y."
+
+
 def test_arxiv_snapshot_excerpt_with_a_broken_line(tmp_path: Path) -> None:
     lines = [json.dumps(ARXIV_LINES[0]), '{"id": "2101.00001", "title": "cut off', json.dumps(ARXIV_LINES[1])]
     records, problems = load_file(_write(tmp_path, "arxiv-metadata-oai-snapshot.json", "\n".join(lines) + "\n"))
