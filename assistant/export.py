@@ -101,7 +101,7 @@ def reference_line(c: Any) -> str:
     year = meta.get("year")
     title = str(meta.get("title") or "").strip() or c.label
     parts = [f"{who} ({year})." if who and year else (f"{who}." if who else (f"({year})." if year else ""))]
-    parts.append(title.rstrip(".") + ".")
+    parts.append(title if title.endswith(("?", "!", "…")) else title.rstrip(".") + ".")  # not "Need?." / "…."
     venue = str(meta.get("venue") or meta.get("journal") or meta.get("booktitle") or "").strip()
     if venue:
         parts.append(f"*{venue}*.")
@@ -112,7 +112,10 @@ def reference_line(c: Any) -> str:
 
 def answer_markdown(answer: Any) -> str:
     """The question as a heading, the answer (with its [n] marks), the numbered references."""
-    lines = [f"# {answer.question}", "", answer.text.strip(), ""]
+    # A list, comparison or overview puts one line per abstract: Markdown joins single newlines
+    # into one paragraph, so each line is its own paragraph.
+    body = "\n\n".join(ln.strip() for ln in answer.text.strip().splitlines() if ln.strip())
+    lines = [f"# {answer.question}", "", body, ""]
     unsupported = [s.text for s in answer.sentences if not s.supported]
     if unsupported:
         lines += [f"> {len(unsupported)} sentence(s) could not be matched to a source: "

@@ -215,3 +215,14 @@ def test_built_entries_keep_the_users_key_and_never_take_a_kept_entrys_key() -> 
     clash = RAW.replace("vaswani2017attention", "smith2020deep")
     bib = answer(citation(1, wang), citation(2, odd), citation(3, {**VASWANI, "bibtex": clash})).to_bibtex()
     assert [e.key for e in parsed(bib).entries] == ["smith2020deep", "wangRewardShaping2024", "smith2020deepa"]
+
+
+def test_markdown_keeps_a_lists_lines_apart_and_titles_punctuated_once() -> None:
+    # a list answer's lines ran together into one Markdown paragraph; "Need?." and "attention…." in references
+    listed = Answer(question="Which papers propose sparse attention?", citations=[
+        citation(1, {**VASWANI, "title": "Is Attention All You Need?"}), citation(2, {}, label="The quadratic cost of…")],
+        text="2 abstracts on sparse attention (answered as a list):\n[1] A — first.\n[2] B — second.")
+    md = listed.to_markdown()
+    assert "(answered as a list):\n\n[1] A — first.\n\n[2] B — second.\n" in md
+    assert "Is Attention All You Need? *Advances" in md and "Need?." not in md
+    assert "2. The quadratic cost of… (lib.jsonl:2)" in md
