@@ -3,10 +3,10 @@
 Usage: python -m evals.bench_local [--tokens 64] [--threads 1 2] [--chars 1800]
        python -m evals.bench_local --answers 20 --data-dir D   (the default backend end to end)
 
-The prompt is a typical answer request: the real system prompt (prompts/answer_system.txt, as
+The prompt is a synthetic answer request: the local backend's system prompt (as
 :func:`assistant.prompts.system_prompt` gives it) and a user turn of ~``--chars`` characters of
 abstract sentences (~400 tokens) plus a question. For each thread count, runs: ``warm-up`` (the
-system prompt alone, as ``local.warm`` does), ``cached sys`` (another evidence prompt with the same
+system prompt with a bare user turn), ``cached sys`` (another evidence prompt with the same
 system prompt: llama.cpp reuses its KV), ``cached sys 2`` (a third), ``no cache`` (``cache_prompt``
 off: the whole prompt read). Prompt and generation tokens/s are llama.cpp's own timings.
 

@@ -204,6 +204,30 @@ def test_warm_loads_and_reads_the_system_prompt(model_settings: Settings, monkey
         assert 0 < t["prompt_n"] < count_tokens(messages[1]["content"])  # only the rest was
 
 
+EXIT_MID_GENERATION = """
+import sys
+from assistant.backends import local
+from assistant.settings import Settings
+model = local.LocalChatModel(Settings(data_dir=sys.argv[1], local_model_path=sys.argv[2]))
+for delta in model.stream([{"role": "user", "content": "Count from 1 to 300, separated by commas."}], max_tokens=600):
+    break  # as the engine stops a lead at its "]": llama.cpp ends that generation in its own thread
+print("done", flush=True)
+"""
+
+
+def test_exit_while_a_stopped_generation_ends_is_clean(model_settings: Settings, tmp_path: Path) -> None:
+    """A process that exits right after a stopped stream (``assistant ask`` after a lead) waits for
+    llama.cpp's thread: without that it crashed (SIGSEGV or "FATAL: exception not rethrown")."""
+    import subprocess
+    import sys
+
+    path = str(local.ensure_model(model_settings))
+    res = subprocess.run([sys.executable, "-c", EXIT_MID_GENERATION, str(tmp_path), path],
+                         capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)
+    assert res.returncode == 0 and "done" in res.stdout, (res.returncode, res.stderr[-2000:])
+    assert "FATAL" not in res.stderr
+
+
 def test_local_answer_deadline_stops_generation(model_settings: Settings) -> None:
     slow = model_settings.model_copy(update={"answer_deadline_s": 1.0})
     count = [{"role": "user", "content": "Count from 1 to 400, separated by commas."}]

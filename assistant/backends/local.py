@@ -20,6 +20,7 @@ request (``cache_n`` tokens reused, ``prompt_n`` read, ``predicted_n`` generated
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import logging
@@ -208,6 +209,16 @@ class _Engine:
 EngineKey = tuple[str, int, int]  # (model path, threads, n_ctx)
 _ENGINES: dict[EngineKey, _Engine] = {}
 _ENGINES_LOCK = threading.Lock()
+
+
+@atexit.register
+def _wait_for_generations() -> None:
+    """At exit, let a generation still running in its own thread end first (a lead is stopped at
+    its "]" and llama.cpp stops at its next token): a process that exits while llama.cpp runs
+    there aborts with "FATAL: exception not rethrown" (seen after ``assistant eval --backend local``)."""
+    for engine in list(_ENGINES.values()):
+        if engine.lock.acquire(timeout=30):
+            engine.lock.release()
 
 
 def _engine_key(settings: Settings) -> EngineKey:
