@@ -63,9 +63,10 @@ class IngestReport:
             f"{len(self.rejected)} rejected ({self.seconds:.1f} s)" + (" [dry run: nothing written]" if self.dry_run else ""),
         ]
         if self.totals:
-            t = {k: self.totals.get(k, 0) for k in ("abstracts", "works", "chunks")}
+            t = {k: self.totals.get(k, 0) for k in ("abstracts", "works")}
+            chunks = f", {_plural(self.totals['chunks'], 'chunk')}" if "chunks" in self.totals else ""  # a dry run cuts none
             lines.append(f"index {'would hold' if self.dry_run else 'now holds'} {_plural(t['abstracts'], 'abstract')} "
-                         f"({_plural(t['works'], 'work')}), {_plural(t['chunks'], 'chunk')}")
+                         f"({_plural(t['works'], 'work')}){chunks}")
         lines += [f"  rejected {p}" for p in self.rejected]
         lines += [f"  warning {p}" for p in self.warnings]
         return "\n".join(lines)

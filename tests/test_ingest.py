@@ -277,3 +277,5 @@ def test_summary_counts_read_as_english() -> None:
     assert "index now holds 1 abstract (1 work), 1 chunk" in one  # was "1 abstracts (1 works), 1 chunks"
     many = IngestReport(files=2, totals={"abstracts": 446, "works": 440, "chunks": 900}).summary()
     assert "index now holds 446 abstracts (440 works), 900 chunks" in many
+    dry = IngestReport(added=18, dry_run=True, totals={"abstracts": 18, "works": 17}).summary()
+    assert "index would hold 18 abstracts (17 works)\n" in dry + "\n" and "chunk" not in dry  # was "0 chunks"
