@@ -97,8 +97,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
             return None
         picked = _follow_up(engine, base, shape, docs)  # no synthesis of abstracts that do not state the filter
         return picked if picked.caveat else _with_summary(engine, turn, picked)
-    else:
-        found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
+    found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
     missing = decision.missing if decision is not None else []
     if any(not any(mentioned(name, c.doc.original) for c in found) for name in missing):
         return None  # a named thing none of the abstracts read mentions: the refusal says so
@@ -107,7 +106,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     # A topic worded unlike any term ("the memory the KV cache takes") scores lexically below a
     # cut-off fitted on terms: the few most relevant abstracts are listed all the same when their
     # cosine alone reaches the cut-off (and the decision does not refuse the question).
-    answerable = not shape.follow_up and decision is not None and decision.outcome != "refuse"
+    answerable = decision is not None and decision.outcome != "refuse"
     floor = cfg.min_listed if answerable else 0
     meaning = answerable and cfg.meaning_rank > 0 and not written(found, cfg.phrase_lexical)
     if meaning:  # no abstract writes the topic's words: by the retriever's rank and relative cosine
@@ -115,13 +114,9 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     else:
         listed = [c for i, c in enumerate(ranked) if (i < floor and c.dense >= cfg.cutoff)
                   or c.relevance(cfg.lexical_weight) >= cfg.cutoff]
-    if not listed and not shape.follow_up:
+    if not listed:
         return None
     further = [c for c in ranked if c not in listed and c.mentions]
-    if not listed:  # "the sources describe X but do not state Y": the closest of the listed ones, saying so
-        base.caveat = (f"None of the {len(ranked)} abstracts listed before states {shape.topic!r} in those words; "
-                       f"the closest {min(3, len(ranked))}:")
-        listed, further = ranked[:3], []
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
     return _with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap, meaning))
 
@@ -216,7 +211,7 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
 
 def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, caveat: str | None = None,
                meaning: bool = False) -> str:
-    topic = shape.topic
+    topic = f"'{shape.topic}'" if shape.verbal else shape.topic  # a verb phrase ("route each token to an expert") quoted
     scope = "of the abstracts listed before " if shape.follow_up else ""
     if shape.kind == OVERVIEW:
         head = f"Overview of {topic} from {len(items)} abstract{'s' if len(items) != 1 else ''}, grouped by the kind of work:"

@@ -7,8 +7,12 @@ Decided from how English asks these things, never from any evaluation question:
   papers…", "What abstracts…", "Which two works…", "How many studies…", "What are the papers
   on…"), of an imperative or a request ("List / Name / Find / Show me the papers…", "I'm looking
   for work on…"), of an existential ("Are there papers on…", "Is there any research on…", "Do any
-  papers here…", "Does the collection have anything on…"), or alone as the question ("Papers on
-  X?"). A plural noun for *methods* (methods, approaches, models, techniques…) asks about the
+  papers here…", "Have any papers used…", "Has there been any work on…", "Does the collection have
+  anything on…"), or alone as the question ("Papers on X?", "Anything in here on X?"). A mass noun
+  for writing (work, research, literature) heads a list when the question asks what exists ("What
+  work is there on…", "What research has been done on…", "What literature exists on…"), and so
+  does an indefinite pronoun ("Has anyone worked on…", "Has anything been published on…") unless
+  a that-clause makes it a claim ("Has anyone shown that X…": one finding's fact). A plural noun for *methods* (methods, approaches, models, techniques…) asks about the
   collection when the question places it there (a collection locative: "in this collection",
   "here", "in the corpus", "among these papers"), when it asks what exists ("What methods exist
   for…", "are there"), when it is in the present perfect, which English uses for the state of a
@@ -45,6 +49,12 @@ Decided from how English asks these things, never from any evaluation question:
   the content nouns of a body of work with a key adjective or placed in the papers ("the key
   findings on X", "the main ideas in the papers on X", not "the findings *of* a work"); "what
   progress has been made on X".
+
+A list's topic is the predicate without its frame: the auxiliaries, and a verb of what a text does
+with its subject (the reporting verbs of academic writing, "use / include / cover / address X", or
+a verb whose object a preposition takes: "look at X") go ("Which papers study SSMs?" -> "SSMs");
+any other verb is the topic's own and stays ("Which papers route each token to an expert?" ->
+"route each token to an expert", ``Shape.verbal``), with the verbs coordinated with it.
 
 Everything else is a fact question. The evidence guard (a comparison needs its names in distinct
 abstracts) is applied where the abstracts are known: ``assistant.collection``.
@@ -84,7 +94,7 @@ _THESE = rf"(?:these|those|them|the\s+(?:above|listed|previous)(?:\s+(?:{_WORKS}
 # "here", a preposition (in / of / across / among) before a collection noun or a demonstrative, and the
 # possessive relatives "(that) you have", "the collection has / holds / contains".
 _LOCATIVE = re.compile(
-    rf"\s*\b(?:here|in\s+(?:the|this|my|your|our)\s+{_COLL}|of\s+the\s+{_COLL}|across\s+(?:the|this|my)\s+{_COLL}"
+    rf"\s*\b(?:(?:in\s+)?here|in\s+(?:the|this|my|your|our)\s+{_COLL}|of\s+the\s+{_COLL}|across\s+(?:the|this|my)\s+{_COLL}"
     rf"|among\s+(?:(?:these|those)(?:\s+{_WORKS})?|them|the\s+{_WORKS})|in\s+(?:these|the)\s+(?:{_WORKS}|literature)"
     rf"|you\s+have|that\s+you\s+have|the\s+{_COLL}\s+(?:has|holds|contains))\b", re.I)
 
@@ -97,12 +107,24 @@ _IMPERATIVE = re.compile(rf"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:lis
                          rf"(?:(?:all|the|any|every|each|some)\s+)*(?:{_NUMBER}\s+)?{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
 _REQUEST = re.compile(rf"^\s*(?:i(?:'m|\s+am)\s+(?:(?:looking|searching)\s+for|after|interested\s+in|trying\s+to\s+find)|i\s+(?:need|want)|i'd\s+like|looking\s+for|searching\s+for)\s+"
                       rf"(?:(?:all|the|any|some)\s+)*{_MOD}(?:{_WORKS}|{_MASS})\b(?P<rest>.*)$", re.I)
-_EXISTENTIAL = re.compile(rf"^\s*(?:are|is)\s+there\s+(?:any\s+|other\s+|more\s+|some\s+)*{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
-_DO_ANY = re.compile(rf"^\s*(?:do|does|did)\s+(?:any|some)\s+(?:of\s+the\s+)?{_MOD}(?:{_WORKS}|paper|abstract|study|work|article)\b(?P<rest>.*)$", re.I)
+_AUX = r"(?:do|does|did|has|have|had|is|are|was|were)"
+_EXISTENTIAL = re.compile(rf"^\s*(?:(?:are|is)\s+there|(?:has|have)\s+there\s+been)\s+(?:any\s+|other\s+|more\s+|some\s+)*{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
+_DO_ANY = re.compile(rf"^\s*{_AUX}\s+(?:any|some)\s+(?:of\s+the\s+)?{_MOD}(?:{_WORKS}|paper|abstract|study|work|article|research|literature)\b(?P<rest>.*)$", re.I)
+# "Has anyone worked on X?", "Has anything been published on X?", "Is anybody here studying X?": an
+# indefinite pronoun asks whether any work exists; with a that-clause after a verb ("Has anyone shown that
+# X…") it asks whether a claim is established, one finding's fact (``_list``).
+_ANYONE = re.compile(rf"^\s*{_AUX}\s+(?:anyone|anybody|someone|somebody|anything|something)\b(?P<rest>.*)$", re.I)
+_CLAIM = re.compile(r"^\s*(?:(?:ever|already|here)\s+)?[\w-]+\s+that\b", re.I)
+# "What work is there on X?", "What research has been done on X?", "What literature exists on X?": a mass
+# noun for writing as the head of an interrogative determiner, then what exists (an existential, "exist",
+# "available", the present perfect passive of doing or writing, what the collection has).
+_WH_MASS = re.compile(rf"{_LEAD}(?:what|which)\s+(?:(?:kinds?|sorts?|types?)\s+of\s+)?{_MOD}(?:work|research|literature)\s+"
+                      rf"(?:(?:is|are)\s+there|exists?|is\s+available|(?:has|have)\s+been\s+(?:done|carried\s+out|undertaken|\w+ed|written)"
+                      rf"|(?:do|does)\s+(?:you|(?:the|this|my)\s+{_COLL})\s+(?:have|hold|contain)|(?:is|are)(?=\s+(?:in\s+)?here\b))\b(?P<rest>.*)$", re.I)
 _HAVE = re.compile(rf"^\s*(?:what\s+)?(?:do(?:es)?\s+)?(?:you|the\s+{_COLL}|this\s+{_COLL}|my\s+{_COLL})\s+(?:have|hold|contain|include)\s+"
                    rf"(?:(?:any|some)\s+)?(?:{_MOD}{_WORKS}|{_MASS})?\b(?P<rest>.*)$", re.I)
 _WHAT_THERE = re.compile(r"^\s*what(?:'s|\s+is)\s+there\s+(?P<rest>.*)$", re.I)
-_BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)
+_BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})(?:\s+(?:in\s+)?here|\s+in\s+(?:the|this|my|your|our)\s+{_COLL})?\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)
 _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+{_THESE}(?:\s+(?:{_WORKS}|{_METHODS}))?"
                        rf"|(?:do|does|did|are|is|were|was)\s+(?:any|some|all|none|either|both)\s+of\s+{_THESE}"
                        rf"|(?:of|among)\s+{_THESE},?\s+(?:which|what|how\s+many)(?:\s+ones?|\s+{_WORKS})?"
@@ -186,11 +208,41 @@ _HOW_TACKLED = re.compile(rf"^\s*how\s+(?:have|has|do|does|did)\s+{_FIELD}{_HERE
 # The frame before the topic. After a works noun English puts a preposition ("papers on X") or a
 # predicate: an optional relative word and auxiliaries, then one verb ("that have studied X",
 # "study X", "are about X"), then prepositions and determiners.
-_PREPS = re.compile(r"^(?:(?:about|on|of|with|for|to|in|into|at|by|regarding|concerning|related|a|an|the|any|some|there)\s+)+", re.I)
+_PREPS = re.compile(r"^(?:(?:about|on|upon|of|with|for|to|in|into|at|by|against|regarding|concerning|related|a|an|the|any|some|there)\s+)+", re.I)
 _NEXT_CLAUSE = re.compile(r"(?:[,;:]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+)\b(?:what|how|which|why|when|where|who|do|does|did|is|are|was|were)\b.*$", re.I)
 # "have" is the verb unless a past participle follows ("that have theoretical results" / "that have studied X").
-_PREDICATE = re.compile(r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|can|also|been)\s+"
-                        r"|ha(?:ve|s|d)\s+(?=(?:been|\w+(?:ed|en|wn)|done|made|built|found|run|brought|taught|put|got)\b))*[\w-]+\s+", re.I)
+_AUXES = (r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|can|also|been)\s+"
+                        r"|ha(?:ve|s|d)\s+(?=(?:been|\w+(?:ed|en|wn)|done|made|built|found|run|brought|taught|put|got)\b))*")
+_AUXES_RE = re.compile(_AUXES, re.I)
+_PREDICATE = re.compile(_AUXES + r"[\w-]+\s+", re.I)
+# The verbs English uses for what a text does with its subject matter: the reporting verbs of academic
+# writing (discourse, research and cognition acts: "a paper discusses / studies / proposes / argues X"), the
+# verbs of a work's relation to a method ("uses / applies / includes X") and of treating a subject ("covers /
+# addresses / tackles X"). After them the topic is their object ("which papers study SSMs" -> "SSMs"); any
+# other verb is the topic's own ("which papers route each token to an expert": the routing is the topic).
+_FRAME_BASES = ("study discuss mention describe report present propose introduce review survey argue claim suggest state "
+                "note show demonstrate outline summarize summarise cite consider examine investigate explore analyse analyze "
+                "assess evaluate test compare observe identify address cover treat tackle focus deal concern involve touch talk "
+                "look work write publish research offer provide develop explain handle use employ apply adopt leverage utilize utilise "
+                "exploit incorporate feature include contain have target").split()
+_IRREGULAR = {"has", "had", "wrote", "written", "shown", "dealt", "done", "does", "did", "do"}
+
+
+def _inflections(base: str) -> set[str]:
+    forms = {base, base + "s", base + "es", base + "ed", base + "ing"}
+    if base.endswith("e"):
+        forms |= {base + "d", base[:-1] + "ing"}
+    if base.endswith("y") and base[-2] not in "aeiou":
+        forms |= {base[:-1] + "ies", base[:-1] + "ied"}
+    return forms
+
+
+_FRAME_VERBS = frozenset(f for b in _FRAME_BASES for f in _inflections(b)) | _IRREGULAR
+_PARTICLE = re.compile(r"^(?:about|on|upon|of|with|for|to|in|into|at|by|from|against|through|regarding|concerning)\b", re.I)
+_ADVERB = re.compile(r"^(?:(?:\w+ly|only|just|even|still|ever|already|being)\s+)+", re.I)
+# a verb's own particle before a coordinated verb ("build on, or use X"; "look at and use X")
+_OWN_PARTICLE = re.compile(r"^(?:on|upon|at|into|with|about|from|to)\s*(?=,|\s+(?:and|or)\b)", re.I)
+_COORD_VERB = re.compile(r"^(?:,\s*)?(?:(?:and|or|and/or)\s+)?(?P<verb>[\w-]+)\s+", re.I)
 # A copula left dangling once the locative is gone ("What approaches to X are [in the collection]?") is no topic.
 _TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all|are|is|were)$", re.I)
 
@@ -202,6 +254,7 @@ class Shape:
     names: list[str] = field(default_factory=list)  # the papers a comparison names
     follow_up: bool = False  # picks out of the previous answer's list
     predicate: str = ""  # a follow-up's filter as asked, its verb kept ("report a speed-up"; the topic drops the verb)
+    verbal: bool = False  # the topic is a verb phrase ("route each token to an expert"), not a noun phrase
 
     @property
     def is_fact(self) -> bool:
@@ -216,14 +269,44 @@ def _unplaced(text: str) -> str:
     return _clean(_LOCATIVE.sub(" ", text))
 
 
-def _topic(rest: str) -> str:
-    """The topic after the frame: "here study state space models" -> "state space models"."""
+def _frame_verb(verb: str, after: str) -> bool:
+    """A verb of what a text does with its subject (``_FRAME_VERBS``), or one whose object a
+    preposition introduces ("look at X", "focus on X", "learn from X"): its topic is that object."""
+    return verb.lower() in _FRAME_VERBS or bool(_PARTICLE.match(after) or _PREPS.match(verb + " "))
+
+
+def _object(rest: str, keep_verb: bool) -> tuple[str, bool]:
+    """``rest`` without its auxiliaries and a frame verb (coordinated ones too: "introduce, build on,
+    or use X" -> "X"), and whether the verb was kept: a verb of the topic's own ("route each token to
+    an expert") stays with its coordinated verbs ("compress or evict cached states") when
+    ``keep_verb``; a follow-up's topic drops it (its filter keeps it: ``Shape.predicate``)."""
+    if not keep_verb:
+        return (_PREDICATE.sub("", rest, count=1) if _PREDICATE.match(rest) else rest), False
+    verb_phrase = _ADVERB.sub("", rest[_AUXES_RE.match(rest).end():])  # type: ignore[union-attr]  # matches ""
+    if not (m := re.match(r"[\w-]+(?=,?\s)", verb_phrase)):
+        return rest, False
+    verb, after = m.group(), _OWN_PARTICLE.sub("", verb_phrase[m.end():].lstrip(" "), count=1)
+    if not _frame_verb(verb, after):
+        return verb_phrase, True
+    while (m := _COORD_VERB.match(after)) and (after[:1] == "," or re.match(r"(?:and|or)\b", after, re.I)):
+        if not _frame_verb(m.group("verb"), after[m.end():]):
+            return verb_phrase, True  # "use or extend X": the coordination is the topic
+        after = _OWN_PARTICLE.sub("", after[m.end():], count=1)
+    return after.lstrip(", "), False
+
+
+def _topic(rest: str, keep_verb: bool = True) -> str:
+    """The topic after the frame: "here study state space models" -> "state space models"; "that
+    route each token to an expert" -> "route each token to an expert" (``_object``)."""
     rest = _TAIL.sub("", _unplaced(_NEXT_CLAUSE.sub("", _clean(rest))))
-    if _PREPS.match(rest):
-        topic = _PREPS.sub("", rest, count=1)
-    else:
-        topic = _PREPS.sub("", _PREDICATE.sub("", rest, count=1), count=1)
-    return _TAIL.sub("", topic.strip()) or rest
+    topic = rest if _PREPS.match(rest) else _object(rest, keep_verb)[0]
+    return _TAIL.sub("", _PREPS.sub("", topic, count=1).strip()) or rest
+
+
+def _verbal(rest: str) -> bool:
+    """Whether the topic of ``rest`` keeps its verb (``_object``)."""
+    rest = _TAIL.sub("", _unplaced(_NEXT_CLAUSE.sub("", _clean(rest))))
+    return not _PREPS.match(rest) and _object(rest, True)[1]
 
 
 def _named_subject(rest: str) -> bool:
@@ -271,25 +354,33 @@ def _methods_list(question: str, rest: str, finite: bool = True) -> bool:
     return not (finite and _PAST.match(rest)) and not _one_work(rest)
 
 
+def _listed(rest: str) -> Shape:
+    return Shape(LIST, _topic(rest), verbal=_verbal(rest))
+
+
 def _list(q: str, previous_was_list: bool) -> Shape | None:
     if previous_was_list and (m := _OF_THESE.match(q)):
         rest = m.group("rest")
-        return None if _SUPERLATIVE.search(rest) else Shape(LIST, _topic(rest), follow_up=True, predicate=_TAIL.sub("", _unplaced(rest)))
+        return None if _SUPERLATIVE.search(rest) else Shape(LIST, _topic(rest, keep_verb=False), follow_up=True,
+                                                            predicate=_TAIL.sub("", _unplaced(rest)))
     if previous_was_list and (m := _WHAT_ABOUT.match(q)):
         return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
     if (m := _WH_LIST.match(q)) and not _named_subject(m.group("rest")):
-        return Shape(LIST, _topic(m.group("rest")))
+        return _listed(m.group("rest"))
+    for pattern in (_WH_MASS, _ANYONE):  # a question of what work exists, unless about one work or a claim
+        if (m := pattern.match(q)) and not _ONE_WORK.search(m.group("rest")) and not (pattern is _ANYONE and _CLAIM.match(m.group("rest"))):
+            return _listed(m.group("rest"))
     if (m := _WH_METHODS.match(q)) and (_LOCATIVE.search(q) or not m.group("the")) and _methods_list(q, m.group("rest")):
         # "What are the (two main) models…": a definite plural is a set the context fixes (one work's)
-        return Shape(LIST, _topic(m.group("rest")))
+        return _listed(m.group("rest"))
     for pattern in (_IMPERATIVE, _EXISTENTIAL):
         m = pattern.match(q)
         if m and (not re.fullmatch(_METHODS, m.group("noun"), re.I) or _methods_list(q, m.group("rest"), finite=False)):
-            return Shape(LIST, _topic(m.group("rest")))
+            return _listed(m.group("rest"))
     for pattern in (_REQUEST, _DO_ANY, _HAVE, _WHAT_THERE, _BARE):
         m = pattern.match(q)
         if m and (pattern not in (_HAVE, _WHAT_THERE) or re.match(r"\s*(?:on|about|regarding|concerning|related)\b", m.group("rest"), re.I)):
-            return Shape(LIST, _topic(m.group("rest")))
+            return _listed(m.group("rest"))
     return None
 
 

@@ -76,7 +76,7 @@ def test_do_support_makes_the_works_noun_an_object() -> None:
 
 # --- how else English asks about a collection (phrasings made up for these tests) ------------------
 @pytest.mark.parametrize(("question", "topic"), [
-    ("What methods in this collection reduce the memory of the KV cache?", "memory of the KV cache"),
+    ("What methods in this collection reduce the memory of the KV cache?", "reduce the memory of the KV cache"),  # the verb is the topic's (#21)
     ("Which approaches here handle long documents?", "long documents"),
     ("What techniques have been proposed for pruning attention heads?", "pruning attention heads"),
     ("Which models use rotary position embeddings?", "rotary position embeddings"),
@@ -261,3 +261,69 @@ def test_an_overview_frame_anchored_to_one_work_is_its_fact() -> None:
     assert detect("How have researchers approached the problem this paper raises?").kind == FACT
     assert detect("What is known about its memory use?").kind == FACT
     assert detect("How have researchers approached hallucination?").kind == OVERVIEW
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What work is there on state space models?", "state space models"),  # a mass noun for writing + what exists
+    ("What mechanistic interpretability work is there on induction heads?", "induction heads"),
+    ("What research exists here on mixture of experts?", "mixture of experts"),
+    ("What kind of work has been done on mixture of experts?", "mixture of experts"),
+    ("What literature is available on speculative decoding?", "speculative decoding"),
+    ("Has there been any work on state space models?", "state space models"),  # existential, present perfect
+    ("Have any papers here used RoPE?", "RoPE"),  # any auxiliary before "any papers"
+    ("Are any papers here about RoPE?", "RoPE"),
+    ("Anything in here on state space models?", "state space models"),  # the bare question with a locative
+    ("Any papers in the collection on beam search?", "beam search"),
+    ("Has anyone worked on mixture of experts?", "mixture of experts"),  # an indefinite pronoun: does work exist
+    ("Has anything been published on mixture of experts?", "mixture of experts"),
+    ("Is anybody here studying speculative decoding?", "speculative decoding"),
+])
+def test_what_work_exists_is_a_list(question: str, topic: str) -> None:
+    shape = detect(question)
+    assert (shape.kind, shape.topic) == (LIST, topic)
+
+
+@pytest.mark.parametrize("question", [
+    "What research is there in this paper?",  # one work's
+    "What work does the paper build on?",  # the mass noun is an object of "the paper"
+    "What research question does the paper address?",  # "research" modifies the head
+    "Has anyone shown that very deep networks generalise long after fitting their data?",  # a claim: one finding
+    "What does the paper on state space models report?",  # ONE work
+    "What does the work on state space models report?",
+    "Which work proposes routing tokens to experts?",  # singular: one paper
+])
+def test_one_work_or_a_claim_stays_a_fact(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+@pytest.mark.parametrize(("question", "topic", "verbal"), [
+    ("Which papers route each token to an expert?", "route each token to an expert", True),  # the verb is the topic's
+    ("Are there papers that route each token to an expert?", "route each token to an expert", True),
+    ("Does anyone here route tokens to experts?", "route tokens to experts", True),
+    ("Which papers reduce the memory of the KV cache?", "reduce the memory of the KV cache", True),
+    ("Which papers compress or evict cached attention states?", "compress or evict cached attention states", True),
+    ("Which papers use or extend LoRA?", "use or extend LoRA", True),  # a coordination with a verb of the topic's
+    ("Which papers study state space models?", "state space models", False),  # a verb of what a text does: the frame
+    ("Which papers explicitly study state space models?", "state space models", False),
+    ("Which papers propose routing each token to an expert?", "routing each token to an expert", False),
+    ("Which abstracts introduce, build on, or use the RASP language?", "RASP language", False),
+    ("Any work that uses or compares against gated recurrent networks?", "gated recurrent networks", False),
+    ("Which papers look at prompting models?", "prompting models", False),  # a verb whose object a preposition takes
+    ("Which papers are about state space models?", "state space models", False),
+    ("Which papers have theoretical results?", "theoretical results", False),
+])
+def test_a_verb_of_the_topic_stays_in_it(question: str, topic: str, verbal: bool) -> None:
+    shape = detect(question)
+    assert (shape.kind, shape.topic, shape.verbal) == (LIST, topic, verbal)
+
+
+def test_a_follow_ups_topic_drops_its_verb_and_its_predicate_keeps_it() -> None:
+    shape = detect("Do any of them reduce memory use?", previous_was_list=True)
+    assert (shape.follow_up, shape.topic, shape.predicate) == (True, "memory use", "reduce memory use")
+
+
+def test_no_fact_question_of_a_tuning_split_becomes_a_list() -> None:
+    from evals.lists_metrics import shape_confusion
+
+    confusion = shape_confusion(("dev", "generated_unanswerable", "calibration"))
+    assert [(split, t) for split, types in confusion.items() for t, kinds in types.items() if kinds.get("list")] == [("dev", "multi")]
