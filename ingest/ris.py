@@ -87,7 +87,8 @@ def _paper(record: dict[str, Any], line: int) -> Paper:
     authors = (record.get("authors") or []) + (record.get("first_authors") or [])
     meta: dict[str, Any] = {
         "authors": authors, "year": record.get("year") or record.get("publication_year") or record.get("date") or "",
-        "venue": _first(record, VENUE_KEYS), "doi": doi, "arxiv_id": arxiv,
+        # BT (the book a chapter is in; RIS's older tag, RefWorks and others write it) is not one rispy knows
+        "venue": _first(record, VENUE_KEYS) or _first(record.get("unknown_tag") or {}, ("BT",)), "doi": doi, "arxiv_id": arxiv,
         "url": next((u for u in urls if "doi.org/" not in u), urls[0] if urls else ""),
         "keywords": record.get("keywords") or [],
         "entry_type": ENTRY_TYPES.get(str(record.get("type_of_reference", "")).upper(), "misc"),

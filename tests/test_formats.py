@@ -305,6 +305,16 @@ def test_publisher_ris(tmp_path: Path) -> None:
     assert [r.title for r in same] == [rec.title]
 
 
+def test_ris_book_title_tag_is_the_venue(tmp_path: Path) -> None:
+    # rispy does not know BT, so a chapter's book was lost (no venue, no --venue match)
+    ris = ("TY  - CHAP\nT1  - A Chapter on Things\nAU  - Writer, Wanda\nDA  - 2019/07/03/\nBT  - Handbook of Things\n"
+           f"AB  - {ATTENTION}\nER  - \n")
+    (rec,), problems = load_file(_write(tmp_path, "chapter.ris", ris))
+    assert not problems
+    assert rec.metadata["venue"] == "Handbook of Things" and rec.metadata["entry_type"] == "incollection"
+    assert rec.metadata["year"] == 2019
+
+
 # --- JSON sources --------------------------------------------------------------------------------
 def test_zotero_csl_json(tmp_path: Path) -> None:
     records, problems = load_file(_write(tmp_path, "My Library.json", json.dumps(CSL, indent=2)))
