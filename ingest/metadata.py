@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.export import authors_of
+
 CONTRACT_KEYS = ("title", "authors", "year", "venue", "doi", "arxiv_id", "url", "keywords", "entry_type", "bibtex")
 # Keys a filter or an export reads; a metadata-only edit of any of them updates the stored doc.
 TRACKED_KEYS = tuple(k for k in CONTRACT_KEYS if k != "title") + ("citekey",)
@@ -123,7 +125,9 @@ def reference_label(meta: dict[str, Any], title: str) -> str:
         return ""
     if len(title) > MAX_TITLE_IN_LABEL:
         title = title[:MAX_TITLE_IN_LABEL].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
-    names = [family_name(a) for a in str(meta.get("authors") or "").split(";") if a.strip()]
+    # authors_of reads every way a row writes them: "; "-joined, " and "-joined ("Grace Hopper and
+    # Edsger Dijkstra" was one name, labelled "Dijkstra"), or comma-joined full names
+    names = [family_name(a) for a in authors_of(meta)]
     names = [n for n in names if n]
     who = ""
     if len(names) == 1:

@@ -381,6 +381,10 @@ def test_identifier_normalisation() -> None:
     assert reference_label({"authors": "Kaiming He; Jian Sun", "year": 2016}, "Deep Residual Learning") == \
         "He and Sun 2016 — Deep Residual Learning"
     assert reference_label({}, "Only a Title") == "Only a Title" and reference_label({"year": 2020}, "") == ""
+    # a plain row's "A and B" / "A B, C D" authors were one name: "Dijkstra 2021 — ..."
+    assert reference_label({"authors": "Grace Hopper and Edsger Dijkstra", "year": 2021}, "Sinks") == \
+        "Hopper and Dijkstra 2021 — Sinks"
+    assert reference_label({"authors": "Ada Lovelace, Alan Turing, Grace Hopper"}, "Sinks") == "Lovelace et al. — Sinks"
 
 
 # --- into the store ------------------------------------------------------------------------------
