@@ -13,10 +13,17 @@ REWORDED = "list_reworded"  # a list whose topic is worded as a user would, not 
 WRITTEN = "list_written"  # a list question written by hand in a researcher's words (evals/lists_written.py), reported apart
 
 
-def scores(picked: list[str], gold: set[str]) -> tuple[float, float]:
-    """(recall, precision) of the picked works against the gold set (precision 1 when none picked)."""
+def scores(picked: list[str], gold: set[str]) -> tuple[float, float | None]:
+    """(recall, precision) of the picked works against the gold set. Precision is undefined (None)
+    when nothing is picked, as the harness's citation precision is (evals/answers.py: recorded only
+    for an answer that cites something); means leave it out (``_defined``) and a refusal or an
+    empty list is counted apart (``refused``, ``listed_nothing``)."""
     hit = len(set(picked) & gold)
-    return (hit / len(gold) if gold else 0.0), (hit / len(set(picked)) if picked else 1.0)
+    return (hit / len(gold) if gold else 0.0), (hit / len(set(picked)) if picked else None)
+
+
+def _defined(values: list[float | None]) -> list[float]:
+    return [v for v in values if v is not None]
 
 
 def _summary(values: list[float]) -> list[float]:
@@ -45,7 +52,7 @@ def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[
     cited = list(dict.fromkeys(docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations))
     base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=assistant.settings.top_k, mode="baseline")]
     (r, p), (br, bp) = scores(cited, q.gold), scores(base, q.gold)
-    out["list"] = {"expected": expected, "recall": r, "precision": p if cited else 0.0, "baseline_recall": br,
+    out["list"] = {"expected": expected, "recall": r, "precision": p, "baseline_recall": br,
                    "baseline_precision": bp, "all_named_cited": q.gold <= set(cited), "refused": bool(ans.refused),
                    "items": len(getattr(ans, "items", []))}
     return out
@@ -64,7 +71,7 @@ def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
         rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
         if rows:
             out["by_shape"][shape] = {
-                "n": len(rows), **{k: _summary([x[k] for x, _ in rows])[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
+                "n": len(rows), **{k: _summary(_defined([x[k] for x, _ in rows]))[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
                 "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
                 "refused": _summary([float(x.get("refused", False)) for x, _ in rows])[0],
                 "detected": _summary([float(s == (LIST if shape in (FOLLOW_UP, REWORDED, WRITTEN) else shape)) for _, s in rows])[0]}

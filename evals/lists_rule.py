@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.lists_metrics import _summary, scores
+from evals.lists_metrics import _defined, _summary, scores
 
 PHRASE = 0.5  # assistant.settings collection.phrase_lexical: above it a candidate writes the topic
 WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
@@ -39,7 +39,7 @@ def _f1(picked: list[str], gold: set[str]) -> float:
     if not gold:
         return float(not picked)
     r, p = scores(picked, gold)
-    return 2 * r * p / (r + p) if r + p else 0.0
+    return 2 * r * p / (r + p) if p is not None and r + p else 0.0
 
 
 def _mean_f1(feats: list[dict[str, Any]], *params: Any) -> float:
@@ -58,8 +58,8 @@ def _rp(feats: list[dict[str, Any]], *params: Any) -> dict[str, float]:
         return {"listed_nothing": _summary([float(not _pick(f, *params)) for f in feats])[0]}
     held = [scores(_pick(f, *params), f["gold"]) for f in feats]
     base = [scores(f["baseline"], f["gold"]) for f in feats]
-    return {"recall": _summary([r for r, _ in held])[0], "precision": _summary([p for _, p in held])[0],
-            "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary([p for _, p in base])[0]}
+    return {"recall": _summary([r for r, _ in held])[0], "precision": _summary(_defined([p for _, p in held]))[0],
+            "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary(_defined([p for _, p in base]))[0]}
 
 
 def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:

@@ -136,7 +136,22 @@ def test_best_pair_and_scores() -> None:
              {"gold": {"d"}, "cands": [(1.0, 0.7, "d", 0), (0.3, 0.6, "e", 1)]}]
     w, t = LR.best_pair(feats)
     assert all(set(LR._pick(f, w, t)) == f["gold"] for f in feats)
-    assert L.scores(["a", "c"], {"a", "b"}) == (0.5, 0.5) and L.scores([], {"a"}) == (0.0, 1.0)
+    assert L.scores(["a", "c"], {"a", "b"}) == (0.5, 0.5) and L.scores([], {"a"}) == (0.0, None)
+    assert LR._f1([], {"a"}) == 0.0 and LR._f1([], set()) == 1.0
+
+
+def test_a_list_citing_nothing_has_no_precision_in_the_harness_or_the_fit() -> None:
+    """Precision is undefined when nothing is cited (evals/answers.py's convention): left out of the
+    mean in the harness (``agg_lists``) and in the fit's report (``_rp``), counted as refused apart."""
+    row = {"expected": "list", "recall": 0.0, "precision": None, "baseline_recall": 0.5, "baseline_precision": 0.5,
+           "all_named_cited": False, "refused": True}
+    recs = [{"type": "list", "shape": "list", "list": {**row, "recall": 1.0, "precision": 0.5, "refused": False}},
+            {"type": "list", "shape": "fact", "list": row}]
+    m = L.agg_lists(recs)["by_shape"]["list"]
+    assert (m["recall"], m["precision"], m["refused"]) == (0.5, 0.5, 0.5)
+    feats = [{"gold": {"a"}, "baseline": ["a"], "cands": [(1.0, 0.9, "a", 0), (1.0, 0.9, "b", 1)]},
+             {"gold": {"c"}, "baseline": ["a"], "cands": [(0.0, 0.1, "c", 0)]}]
+    assert LR._rp(feats, 0.5, 0.5, 0, 0, 1.0, 0.0)["precision"] == 0.5  # the second lists nothing: no precision
 
 
 def test_list_metrics_per_shape() -> None:
@@ -319,3 +334,13 @@ def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unr
     assert {i.doc_id for i in cited} <= near and len(found) > len(near)  # none beyond the retriever's best few
     absent = corpus.ask("Which papers here are about medieval castle architecture?")
     assert absent.shape == "fact" and not absent.items
+
+
+def test_a_verb_phrase_topic_reads_quoted_in_the_lists_head() -> None:
+    from assistant.collection import _list_text
+    from assistant.shape import detect
+
+    item = ListItem(n=1, doc_id="d", label="Switch", text="Each token is routed to one expert.", source="s")
+    text = _list_text(detect("Which papers route each token to an expert?"), [item], 0, 0)
+    assert text.startswith("1 abstract on 'route each token to an expert' (")
+    assert _list_text(detect("Which papers study state space models?"), [item], 0, 0).startswith("1 abstract on state space models (")
