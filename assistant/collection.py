@@ -212,7 +212,7 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
 def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, caveat: str | None = None,
                meaning: bool = False) -> str:
     topic = f"'{shape.topic}'" if shape.verbal else shape.topic  # a verb phrase ("route each token to an expert") quoted
-    scope = "of the abstracts listed before " if shape.follow_up else ""
+    scope = " listed before" if shape.follow_up else ""  # "2 abstracts listed before on X"
     if shape.kind == OVERVIEW:
         head = f"Overview of {topic} from {len(items)} abstract{'s' if len(items) != 1 else ''}, grouped by the kind of work:"
         lines = [head]
@@ -223,7 +223,7 @@ def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, c
                 lines += [f"[{i.n}] {i.label} — {i.text}" for i in members]
     else:
         how = "closest in meaning to" if meaning else "on"
-        lines = [caveat or f"{len(items)} {scope}abstract{'s' if len(items) != 1 else ''} {how} {topic} "
+        lines = [caveat or f"{len(items)} abstract{'s' if len(items) != 1 else ''}{scope} {how} {topic} "
                  f"({'none writes those words; ' if meaning else ''}answered as a list, most relevant first):"]
         lines += [f"[{i.n}] {i.label} — {i.text}" for i in items]
     if beyond:
@@ -280,7 +280,8 @@ def _compare(engine: Any, base: Answer, shape: Shape, exclude: set[str] | None) 
         base.items.append(_item(doc, n, what, score, name=name, reports=" ".join(reports.split()) if reports_ok else ""))
         base.sentences += [AnswerSentence(text=" ".join(c.split()), citations=[n]) for c, (ok, _) in zip(claims, checks, strict=True) if ok]
         item = base.items[-1]
-        lines.append(f"[{n}] {name} ({doc.label}) — what it does: {item.text}"
+        called = f"{name} ({doc.label})" if doc.label.casefold() != name.casefold() else name  # not "Ring Attention (Ring Attention)"
+        lines.append(f"[{n}] {called} — what it does: {item.text}"
                      + (f" What it reports: {item.reports} [{n}]" if item.reports else ""))
     if missing:
         lines.append(f"None of the abstracts found mentions {', '.join(repr(m) for m in missing)}.")

@@ -57,6 +57,9 @@ def test_comparison_cites_every_named_paper_side_by_side(corpus: Assistant) -> N
         assert item.text in _sentences(citation.text)
         assert not item.reports or item.reports in _sentences(citation.text)
     assert len({i.doc_id for i in ans.items}) == 2 and "side by side" in ans.text
+    for n, item in enumerate(ans.items, 1):  # "[1] Ring Attention — ...", not "Ring Attention (Ring Attention)"
+        called = item.name if item.label.casefold() == item.name.casefold() else f"{item.name} ({item.label})"
+        assert f"\n[{n}] {called} — what it does: " in ans.text
 
 
 def test_overview_groups_its_abstracts(corpus: Assistant) -> None:
@@ -75,7 +78,7 @@ def test_follow_up_picks_only_from_the_listed_abstracts(corpus: Assistant) -> No
     ans = corpus.ask("Which of these report speed-ups?", history=history)
     picked = {i.doc_id for i in ans.items}
     assert ans.shape == "list" and picked and picked <= listed
-    assert "of the abstracts listed before" in ans.text
+    assert " listed before on " in ans.text.splitlines()[0] and "abstract listed before abstract" not in ans.text
 
 
 def test_a_list_about_something_no_abstract_mentions_is_refused(corpus: Assistant) -> None:
