@@ -12,7 +12,7 @@ Warm-up, for callers that want the model ready before the first question (``assi
     warm_state(settings)         # ("idle"|"loading"|"ready"|"failed", detail for a status line)
 
 The warm-up request is :func:`assistant.prompts.warm_messages`: the system prompt and the fixed
-head of the design's user turn (its instructions). llama.cpp keeps its KV in the (single) slot, so
+head of the design's user turn. llama.cpp keeps its KV in the (single) slot, so
 every later request that starts with the same text reads only the rest of its prompt
 (``cache_prompt``); ``LocalChatModel.last_timings()`` gives llama.cpp's own counts of the last
 request (``cache_n`` tokens reused, ``prompt_n`` read, ``predicted_n`` generated, and their ms).
