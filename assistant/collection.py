@@ -45,6 +45,7 @@ import numpy as np
 from assistant.citations import Verifier
 from assistant.evidence import terms
 from assistant.grounding import mentioned
+from assistant.grounding import names as name_phrases
 from assistant.hits import to_hit
 from assistant.shape import COMPARE, LIST, OVERVIEW, Shape, detect
 from assistant.store import StoredDoc
@@ -108,12 +109,19 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     # cosine alone reaches the cut-off (and the decision does not refuse the question).
     answerable = decision is not None and decision.outcome != "refuse"
     floor = cfg.min_listed if answerable else 0
-    meaning = answerable and cfg.meaning_rank > 0 and not written(found, cfg.phrase_lexical)
+    listed = [c for i, c in enumerate(ranked) if (i < floor and c.dense >= cfg.cutoff)
+              or c.relevance(cfg.lexical_weight) >= cfg.cutoff]
+    # By meaning only when the words list fewer than min_listed: abstracts that write the topic's
+    # key words ("RASP" of "the RASP programming language for Transformers") are the evidence,
+    # even when none writes the whole phrase in order.
+    meaning = (answerable and cfg.meaning_rank > 0 and len(listed) < cfg.min_listed
+               and not written(found, cfg.phrase_lexical))
     if meaning:  # no abstract writes the topic's words: by the retriever's rank and relative cosine
         listed = by_meaning(found, min(cfg.meaning_rank, cfg.display_max), cfg.meaning_ratio, cfg.meaning_floor)
-    else:
-        listed = [c for i, c in enumerate(ranked) if (i < floor and c.dense >= cfg.cutoff)
-                  or c.relevance(cfg.lexical_weight) >= cfg.cutoff]
+        # A topic that names something ("the RASP language", "a model called Zebra") is about that
+        # thing: an abstract that never mentions the name is not on it, however close in meaning.
+        named = name_phrases(shape.topic)
+        listed = [c for c in listed if all(mentioned(n, c.doc.original) for n in named)]
     if not listed:
         return None
     further = [c for c in ranked if c not in listed and c.mentions]

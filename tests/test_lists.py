@@ -81,6 +81,15 @@ def test_follow_up_picks_only_from_the_listed_abstracts(corpus: Assistant) -> No
     assert " listed before on " in ans.text.splitlines()[0] and "abstract listed before abstract" not in ans.text
 
 
+def test_a_named_topic_listed_by_meaning_lists_only_abstracts_that_name_it(corpus: Assistant) -> None:
+    """No abstract writes "programs in RASP for transformer models" in order, so the list goes by
+    meaning; the topic names RASP, so an abstract that never mentions RASP is not listed."""
+    ans = corpus.ask("Which papers here write programs in RASP for transformer models?")
+    assert ans.shape == "list"
+    cited = [c for c in ans.citations]
+    assert len(cited) >= 2 and all("RASP" in c.text for c in cited), [c.label for c in cited]
+
+
 def test_a_list_about_something_no_abstract_mentions_is_refused(corpus: Assistant) -> None:
     ans = corpus.ask("Which papers study the Zyxwvutron-9000 architecture?")
     assert ans.shape == "fact" and (ans.refused or ans.caveat) and not ans.items
