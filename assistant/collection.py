@@ -15,7 +15,9 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   the lexical score says little about any abstract and the list goes by meaning instead: of the
   retriever's ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best
   candidate's, none when the best is below ``meaning_floor`` (``topics.by_meaning``; fitted by the
-  same CV on the term lists and hand-written ones); the answer says so ("closest in meaning").
+  same CV on the term lists and hand-written ones; only when the words list fewer than
+  ``min_listed``, and a topic naming something lists only abstracts that mention the name); the
+  answer says so ("closest in meaning").
   Each line quotes the abstract's sentence that best matches the topic; every line is checked by
   the citation ``Verifier`` like any answer. Abstracts beyond the display cap, and candidates below
   the cut-off that still hold every topic term, stay in ``Answer.items`` (``cited=False``) and the
