@@ -105,15 +105,26 @@ _WH_METHODS = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s
 _IMPERATIVE = re.compile(rf"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name|find|show(?:\s+me)?|give\s+me|enumerate|"
                          rf"point\s+me\s+to|recommend|suggest|pull\s+up|search\s+for|look\s+for|get\s+me)\s+(?:me\s+)?"
                          rf"(?:(?:all|the|any|every|each|some)\s+)*(?:{_NUMBER}\s+)?{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
+# A first-person statement of a need instead of a question ("I'm looking for papers on X", "I need
+# work on X", "I'd like articles about X"): English's ways of stating a search (be + looking/searching
+# for, be after / interested in, need / want / would like), then the works asked for.
 _REQUEST = re.compile(rf"^\s*(?:i(?:'m|\s+am)\s+(?:(?:looking|searching)\s+for|after|interested\s+in|trying\s+to\s+find)|i\s+(?:need|want)|i'd\s+like|looking\s+for|searching\s+for)\s+"
                       rf"(?:(?:all|the|any|some)\s+)*{_MOD}(?:{_WORKS}|{_MASS})\b(?P<rest>.*)$", re.I)
+# English's auxiliaries that open a yes/no question (do-support, perfect have, copula be).
 _AUX = r"(?:do|does|did|has|have|had|is|are|was|were)"
+# "Are there any papers on X?", "Has there been work on X?": the existential there (present, perfect)
+# asks whether works of a kind exist; its noun is a plural work / method noun or a mass noun for writing.
 _EXISTENTIAL = re.compile(rf"^\s*(?:(?:are|is)\s+there|(?:has|have)\s+there\s+been)\s+(?:any\s+|other\s+|more\s+|some\s+)*{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
+# "Do any papers here use X?", "Have any of the studies measured X?", "Is any research on X?": a yes/no
+# question whose subject is "any / some (of the)" + a work noun asks which works do it (singular work
+# nouns too: "any paper", "any study", as English writes "any" with either number).
 _DO_ANY = re.compile(rf"^\s*{_AUX}\s+(?:any|some)\s+(?:of\s+the\s+)?{_MOD}(?:{_WORKS}|paper|abstract|study|work|article|research|literature)\b(?P<rest>.*)$", re.I)
 # "Has anyone worked on X?", "Has anything been published on X?", "Is anybody here studying X?": an
 # indefinite pronoun asks whether any work exists; with a that-clause after a verb ("Has anyone shown that
 # X…") it asks whether a claim is established, one finding's fact (``_list``).
 _ANYONE = re.compile(rf"^\s*{_AUX}\s+(?:anyone|anybody|someone|somebody|anything|something)\b(?P<rest>.*)$", re.I)
+# After _ANYONE: a verb (with an optional "ever / already / here") followed by "that" introduces a
+# content clause ("shown that", "found that", "proved that"): the claim's fact, not a list.
 _CLAIM = re.compile(r"^\s*(?:(?:ever|already|here)\s+)?[\w-]+\s+that\b", re.I)
 # "What work is there on X?", "What research has been done on X?", "What literature exists on X?": a mass
 # noun for writing as the head of an interrogative determiner, then what exists (an existential, "exist",
