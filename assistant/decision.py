@@ -27,11 +27,10 @@ Two signals, both argued from what a question is, not from any question set:
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.evidence import coverage, terms
+from assistant.evidence import coverage
 
 FEATURES = ("dense", "lexical", "sentence_dense", "sentence_lexical", "dense_margin", "read_lexical",
             "agreement", "bm25_margin")  # the last two: of SEPARATION_FEATURES
@@ -123,30 +122,25 @@ def separation(top_id: str, visible: dict[str, list[tuple[str, float]]], rare_to
             "bm25_margin": margin, "rare_top": rare_top}
 
 
-def rare_coverage(q_terms: list[str], doc_terms: list[set[str]], idf: Any, gone: Counter[str] | None = None) -> list[float]:
+def rare_coverage(q_terms: list[str], doc_terms: list[set[str]], idf: Any) -> list[float]:
     """For each abstract read, the IDF-weighted share of the question's ``RARE_TERMS`` rarest words
     that it holds, among the words the collection holds (a word no abstract uses is the asker's own
-    wording, as in ``extractive.unstated``). ``gone``: how many excluded abstracts hold each word
-    (leave-one-out: a word only the excluded abstract held is one the collection does not hold)."""
+    wording, as in ``extractive.unstated``). Leave-one-out: ``idf`` is the collection's without the
+    excluded works (``HybridRetriever.idf(exclude)``), so a word only they held is not held."""
     n = idf.n + 1
-    held = [t for t in dict.fromkeys(q_terms) if round(n * math.exp(-idf(t)) - 0.5) - (gone or {}).get(t, 0) >= 1]
+    held = [t for t in dict.fromkeys(q_terms) if round(n * math.exp(-idf(t)) - 0.5) >= 1]
     rarest = sorted(held, key=lambda t: -idf(t))[:RARE_TERMS]
     return [coverage(rarest, d, idf) if rarest else 0.0 for d in doc_terms]
 
 
 def visible_lists(lists: dict[str, list[tuple[str, float]]], exclude: set[str] | None,
-                  docs: Any) -> tuple[dict[str, list[tuple[str, float]]], Counter[str] | None]:
-    """The signals' lists without the excluded works, and the excluded abstracts' word counts (for
-    ``rare_coverage``); ``docs``: a callable giving every stored abstract (only called to exclude)."""
+                  docs: Any) -> dict[str, list[tuple[str, float]]]:
+    """The signals' lists without the excluded works; ``docs``: a callable giving every stored
+    abstract (only called to exclude)."""
     if not exclude:
-        return lists, None
+        return lists
     every = docs()
-    gone: Counter[str] = Counter()
-    for d in every.values():
-        if d.work_id in exclude:
-            gone.update(set(terms(d.text)))
-    keep = {s: [(d, v) for d, v in r if d in every and every[d].work_id not in exclude] for s, r in lists.items()}
-    return keep, gone
+    return {s: [(d, v) for d, v in r if d in every and every[d].work_id not in exclude] for s, r in lists.items()}
 
 
 def features_of(j: int, hit_ids: list[str], lists: dict[str, list[tuple[str, float]]], lexical: float,

@@ -152,8 +152,8 @@ class AnswerEngine:
         read_lexical = coverage(q_terms, set().union(*doc_terms), idf)
         lexical = [coverage(q_terms, t, idf) for t in doc_terms]
         ids = [d.doc_id for d, _ in turn.hits]
-        visible, _ = decision_mod.visible_lists(turn.lists, turn.exclude, self.retriever.docs)
-        rare = decision_mod.rare_coverage(q_terms, doc_terms, idf)  # idf already leaves the excluded out
+        visible = decision_mod.visible_lists(turn.lists, turn.exclude, self.retriever.docs)
+        rare = decision_mod.rare_coverage(q_terms, doc_terms, idf)
         feats = decision_mod.features_of(0, ids, turn.lists, lexical[0], turn.evidence, read_lexical, visible, rare)
         # a follow-up is checked with the names it refers to (conversation.resolved_question)
         resolved = resolved_question(turn.question, turn.history, turn.asked, self.settings.answer.short_question_terms)

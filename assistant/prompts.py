@@ -78,6 +78,9 @@ def system_prompt(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
     return text
 
 
+WARM_QUESTION = "Reply OK."  # the user turn of a warm-up with no fixed head (and of bench_local's bare-system timing)
+
+
 def user_template(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
     """The name of the user-turn template of ``backend``'s answer design."""
     design = cfg.design(backend)
@@ -96,7 +99,7 @@ def warm_messages(backend: str, cfg: PromptsSection = _DEFAULTS) -> list[dict[st
     the question, uncached: moved into the head, the model's decline fell from 9 to 1 of 40
     unanswerable questions (docs/local-model.md, "Latency")."""
     head = fixed_head(user_template(backend, cfg))  # verbatim: its last newline is part of a token
-    head = head if head.strip() else "Reply OK."
+    head = head if head.strip() else WARM_QUESTION
     return [{"role": "system", "content": system_prompt(backend, cfg)}, {"role": "user", "content": head}]
 
 

@@ -32,8 +32,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.backends.local import WARM_QUESTION, LocalChatModel, physical_cores, threads_for
-from assistant.prompts import system_prompt, warm_messages
+from assistant.backends.local import LocalChatModel, physical_cores, threads_for
+from assistant.prompts import WARM_QUESTION, system_prompt, warm_messages
 from assistant.settings import DEFAULT_CORPUS, Settings
 
 QUESTIONS = (

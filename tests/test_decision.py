@@ -73,11 +73,10 @@ def test_separation_features_read_the_signals_as_the_collection_ranks_them() -> 
 
     docs = {"g": Doc("G"), "n": Doc("N")}
     assert separation("g", lists, 0.5) == {"agreement": 2 / 3, "bm25_margin": 6 / 9, "rare_top": 0.5}
-    visible, gone = visible_lists(lists, {"G"}, lambda: docs)
+    visible = visible_lists(lists, {"G"}, lambda: docs)
     assert all(r == [(d, v) for d, v in lists[s] if d == "n"] for s, r in visible.items())
-    assert gone is not None and gone["gold"] == 1 and "neighbour" not in gone
     assert separation("n", visible, 0.0)["agreement"] == 1.0 and separation("n", visible, 0.0)["bm25_margin"] == 1.0
-    assert visible_lists(lists, None, lambda: docs) == (lists, None)
+    assert visible_lists(lists, None, lambda: docs) == lists
 
 
 def test_rare_words_are_the_ones_the_collection_holds() -> None:
@@ -89,10 +88,8 @@ def test_rare_words_are_the_ones_the_collection_holds() -> None:
     kernel_doc, memory_doc = set(terms("sparse attention kernel")), set(terms("sparse attention memory"))
     both = rare_coverage(q, [kernel_doc, memory_doc], idf)
     assert both[0] > 0 and both[1] > 0 and both[0] == both[1]  # kernel and memory are the rarest held words
-    from collections import Counter
-
-    gone = Counter(set(terms("sparse attention kernel")))  # that abstract excluded: "kernel" is held by none
-    assert rare_coverage(q, [memory_doc], idf, gone)[0] > both[1]
+    left = idf.without(["sparse attention kernel"])  # that abstract excluded: "kernel" is held by none
+    assert rare_coverage(q, [memory_doc], left)[0] > both[1]
 
 
 def test_idf_without_texts_equals_the_idf_of_the_rest() -> None:

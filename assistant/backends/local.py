@@ -44,7 +44,6 @@ N_PARTS = 22
 INSTALL_HINT = "pip install 'abstracts-assistant[local]'"
 MARKER_SUFFIX = ".sha256-ok"
 _CHUNK = 8 << 20
-WARM_QUESTION = "Reply OK."  # a user turn for timing runs of a bare system prompt (evals/bench_local.py)
 
 log = logging.getLogger(__name__)
 
