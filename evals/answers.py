@@ -29,8 +29,14 @@ def answer_question(assistant: Any, q: Question, query: str, history: list[dict[
         held = assistant.ask(q.text, backend=backend, k=k, exclude=set(q.gold))
         rec["loo"] = {"refused": held.refused, "caveated": bool(held.caveat) and not held.refused,
                       "cited_gold": any(c.doc_id in docs and docs[c.doc_id].work_id in q.gold for c in held.citations),
-                      "model_declined": held.fallback_reason == DECLINED_REASON}
+                      "model_declined": held.fallback_reason == DECLINED_REASON,
+                      "answer": held.text, "said": _said(held)}
     return ans
+
+
+def _said(ans: Any) -> str:
+    """The answer's supported sentences (what the caveat checks read; python -m evals.focus)."""
+    return " ".join(s.text for s in ans.sentences if s.supported)
 
 
 def answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +54,7 @@ def answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any]
         "citation_valid": valid if not ans.refused else None,
         "sentences": len(ans.sentences), "supported_sentences": sum(1 for s in ans.sentences if s.supported),
         "timings": dict(ans.timings), "usage": {k: v for k, v in ans.usage.items() if isinstance(v, int | float)},
-        "fallback_reason": ans.fallback_reason,
+        "fallback_reason": ans.fallback_reason, "said": _said(ans),
     }
     if q.answerable and not ans.refused and cited_works:
         rec["citation_precision"] = sum(1 for w in cited_works if w in q.gold) / len(cited_works)
