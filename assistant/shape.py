@@ -22,7 +22,13 @@ Decided from how English asks these things, never from any evaluation question:
   Grammatical number carries the asker's expectation: "Which work proposes X?" (singular)
   expects one paper and stays a fact question, and a plural head that is the *object* of another
   subject (do-support after the noun: "How many papers does the survey review?", unless that
-  subject is the collection; or a named subject after a form of be / have) asks about one paper.
+  subject is the collection; or a named subject after a form of be / have, or after a modal:
+  "Which algorithms can DPT beat?"; or a name as the subject of a relative clause, with or without
+  "that": "List the models X was applied to" — a named work's own attributes) asks about one
+  paper. So does a partitive whose verb is singular ("Which of the papers on X reports…":
+  agreement picks one), a mass noun with a relative clause of origination and a named object ("the
+  work that introduced GPO": a named thing is introduced once), and an overview of one work ("a
+  summary of the LION paper", "the key ideas in Zebra").
   A **follow-up** picks out of the previous list ("Which of these / them / those papers…", "Of
   these, which…", "Do any of them…", "Which ones…", the elliptical partitive "Any of those…?", and
   "the ones" / "those" heading a restrictive relative — English's one-anaphora for a set just
@@ -67,14 +73,25 @@ from dataclasses import dataclass, field
 
 from assistant.grounding import names
 from assistant.shape_frames import (
+    _ADVERB,
+    _AUXES_RE,
     _COLL,
     _COMPARE,
+    _CONTENT,
+    _COORD_VERB,
+    _FRAME_VERBS,
     _HOW_HAS,
     _HOW_TACKLED,
     _METHODS,
+    _NEXT_CLAUSE,
     _OVERVIEW,
+    _OWN_PARTICLE,
+    _PARTICLE,
+    _PREDICATE,
+    _PREPS,
     _PROPERTY,
     _PROPERTY_OF,
+    _TAIL,
     _WORKS,
 )
 
@@ -154,55 +171,22 @@ _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$",
 _COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
 # A superlative picks one: "Which of them scales to the largest…" asks for one paper.
 _SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
-_AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had)\s+(?P<subject>.*)$", re.I)
+# A modal before the subject inverts as do-support does ("Which algorithms can DPT learn faster than?").
+_AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had|can|could|will|would|should|may|might|must)\s+(?P<subject>.*)$", re.I)
+# "Which of the papers ... reports X?": in a partitive the verb's number says how many are asked for; a
+# third-person singular (a singular auxiliary, or a reporting verb's -s form) picks one work, as "which paper".
+_SINGULAR_VERB = re.compile(r"^(?:is|was|has|does)$", re.I)
+# Verbs of origination: a named thing is introduced once, so "the work that introduced GPO" is one work.
+_ORIGIN = re.compile(r"^\s*(?:that|which)\s+(?:first\s+)?(?:introduc|propos|present|coin|invent|defin)(?:e[sd]?|ed)\s+(?:the\s+)?(?P<obj>.+)$", re.I)
 # What exists, and the present perfect: the state of a field ("what methods exist / have been proposed").
 _EXISTS = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:(?:are|is)\s+there|exist|are\s+available|(?:have|has)\s+been\b|(?:have|has)\s+\w+ed\b)", re.I)
 _PAST = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:were|was|did|had|\w+ed)\b", re.I)
 # One work's content: a name or a definite singular work after a preposition ("used in FlashAttention").
+# A definite singular work noun after modifiers ("the LION paper", "this ViT study") is one work too.
 _ONE_WORK = re.compile(r"\b(?:the|this|that|its|their)\s+(?:paper|study|work|article|abstract|authors?|proposed|method|model|approach|framework)\b"
-                       r"|\b(?:it|its)\b", re.I)
+                       r"|\b(?:the|this|that)\s+(?:[\w-]+\s+){1,3}?(?:paper|study|article|abstract|preprint)\b(?!-)|\b(?:it|its)\b", re.I)
 _ANCHOR_PREPS = re.compile(r"\b(?:in|by|of|from|within|against|than|with|behind|underlying|into)\s+(?:the\s+)?$", re.I)
 
-# The frame before the topic. After a works noun English puts a preposition ("papers on X") or a
-# predicate: an optional relative word and auxiliaries, then one verb ("that have studied X",
-# "study X", "are about X"), then prepositions and determiners.
-_PREPS = re.compile(r"^(?:(?:about|on|upon|of|with|for|to|in|into|at|by|against|regarding|concerning|related|a|an|the|any|some|there)\s+)+", re.I)
-_NEXT_CLAUSE = re.compile(r"(?:[,;:]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+)\b(?:what|how|which|why|when|where|who|do|does|did|is|are|was|were)\b.*$", re.I)
-# "have" is the verb unless a past participle follows ("that have theoretical results" / "that have studied X").
-_AUXES = (r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|can|also|been)\s+"
-                        r"|ha(?:ve|s|d)\s+(?=(?:been|\w+(?:ed|en|wn)|done|made|built|found|run|brought|taught|put|got)\b))*")
-_AUXES_RE = re.compile(_AUXES, re.I)
-_PREDICATE = re.compile(_AUXES + r"[\w-]+\s+", re.I)
-# The verbs English uses for what a text does with its subject matter: the reporting verbs of academic
-# writing (discourse, research and cognition acts: "a paper discusses / studies / proposes / argues X"), the
-# verbs of a work's relation to a method ("uses / applies / includes X") and of treating a subject ("covers /
-# addresses / tackles X"). After them the topic is their object ("which papers study SSMs" -> "SSMs"); any
-# other verb is the topic's own ("which papers route each token to an expert": the routing is the topic).
-_FRAME_BASES = ("study discuss mention describe report present propose introduce review survey argue claim suggest state "
-                "note show demonstrate outline summarize summarise cite consider examine investigate explore analyse analyze "
-                "assess evaluate test compare observe identify address cover treat tackle focus deal concern involve touch talk "
-                "look work write publish research offer provide develop explain handle use employ apply adopt leverage utilize utilise "
-                "exploit incorporate feature include contain have target").split()
-_IRREGULAR = {"has", "had", "wrote", "written", "shown", "dealt", "done", "does", "did", "do"}
-
-
-def _inflections(base: str) -> set[str]:
-    forms = {base, base + "s", base + "es", base + "ed", base + "ing"}
-    if base.endswith("e"):
-        forms |= {base + "d", base[:-1] + "ing"}
-    if base.endswith("y") and base[-2] not in "aeiou":
-        forms |= {base[:-1] + "ies", base[:-1] + "ied"}
-    return forms
-
-
-_FRAME_VERBS = frozenset(f for b in _FRAME_BASES for f in _inflections(b)) | _IRREGULAR
-_PARTICLE = re.compile(r"^(?:about|on|upon|of|with|for|to|in|into|at|by|from|against|through|regarding|concerning)\b", re.I)
-_ADVERB = re.compile(r"^(?:(?:\w+ly|only|just|even|still|ever|already|being)\s+)+", re.I)
-# a verb's own particle before a coordinated verb ("build on, or use X"; "look at and use X")
-_OWN_PARTICLE = re.compile(r"^(?:on|upon|at|into|with|about|from|to)\s*(?=,|\s+(?:and|or)\b)", re.I)
-_COORD_VERB = re.compile(r"^(?:,\s*)?(?:(?:and|or|and/or)\s+)?(?P<verb>[\w-]+)\s+", re.I)
-# A copula left dangling once the locative is gone ("What approaches to X are [in the collection]?") is no topic.
-_TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all|are|is|were)$", re.I)
 
 
 @dataclass
@@ -278,8 +262,41 @@ def _named_subject(rest: str) -> bool:
     if re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):  # do-support: the works noun is the object of another subject
         return not re.match(r"(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\b", subject, re.I)
     subject = re.sub(r"^the\s+", "", subject, flags=re.I)
-    found = names("The " + subject)
-    return bool(found) and subject.startswith(found[0])
+    return _starts_with_name(subject)
+
+
+def _starts_with_name(text: str) -> bool:
+    found = names("The " + text)
+    return bool(found) and text.startswith(found[0])
+
+
+def _contact_subject(rest: str) -> bool:
+    """A name right after the head noun, then a verb: a relative clause without "that" whose subject
+    is that name ("List the models LRP-QViT was applied to", "the architectures MaskMamba combines"), or
+    with one ("the models that Hyena beats"): the head is the named work's own attribute, a fact about it."""
+    text = re.sub(r"^(?:that|which)\s+", "", rest.lstrip(), flags=re.I)
+    found = names("The " + text)
+    return bool(found) and text.startswith(found[0]) and bool(
+        re.match(r"\s+(?!(?:and|or|but|in|on|of|for|with|to|by|from|as|at|vs|versus)\b)[a-z]", text[len(found[0]):]))
+
+
+def _singular_partitive(q: str, rest: str) -> bool:
+    """"Which of the (two) papers ... is / reports X?": a partitive whose verb is singular (``_SINGULAR_VERB``,
+    or the -s form of a reporting verb, ``_FRAME_VERBS``), the verb right after the head or its prepositional phrase."""
+    if not re.match(rf"{_LEAD}(?:which|what)\s+of\s+(?:the|these|those)\b", q, re.I):
+        return False
+    words = _ADVERB.sub("", rest.strip()).split()
+    if words and _PARTICLE.match(words[0]):  # past the head's prepositional phrase: the first verb-like word
+        words = [w for w in words if _SINGULAR_VERB.match(w) or (w in _FRAME_VERBS and w.endswith("s"))][:1]
+    return bool(words) and (bool(_SINGULAR_VERB.match(words[0])) or (words[0] in _FRAME_VERBS and words[0].endswith("s")
+                                                                      and not words[0].endswith("ss")))
+
+
+def _originated(rest: str) -> bool:
+    """A mass noun for writing with a relative clause of origination and a named object ("the work that
+    introduced Group Preference Optimization"): the one work that introduced it (``_ORIGIN``)."""
+    m = _ORIGIN.match(rest)
+    return bool(m) and _starts_with_name(m.group("obj"))
 
 
 def _property_of_name(topic: str) -> bool:
@@ -305,6 +322,8 @@ def _methods_list(question: str, rest: str, finite: bool = True) -> bool:
     the noun is the question's own (a wh-question); after an imperative or "there are" it heads a
     reduced relative ("the methods proposed for X"), no past-tense report."""
     rest = _COORD.sub("", rest)
+    if _contact_subject(rest):
+        return False
     if _named_subject(rest) or re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):
         return bool(_LOCATIVE.search(question)) and not _named_subject(rest)
     if _LOCATIVE.search(question) or _EXISTS.match(rest):
@@ -323,7 +342,7 @@ def _list(q: str, previous_was_list: bool) -> Shape | None:
                                                             predicate=_TAIL.sub("", _unplaced(rest)))
     if previous_was_list and (m := _WHAT_ABOUT.match(q)):
         return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
-    if (m := _WH_LIST.match(q)) and not _named_subject(m.group("rest")):
+    if (m := _WH_LIST.match(q)) and not _named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):
         return _listed(m.group("rest"))
     for pattern in (_WH_MASS, _ANYONE):  # a question of what work exists, unless about one work or a claim
         if (m := pattern.match(q)) and not _ONE_WORK.search(m.group("rest")) and not (pattern is _ANYONE and _CLAIM.match(m.group("rest"))):
@@ -333,6 +352,8 @@ def _list(q: str, previous_was_list: bool) -> Shape | None:
         return _listed(m.group("rest"))
     for pattern in (_IMPERATIVE, _EXISTENTIAL):
         m = pattern.match(q)
+        if m and re.fullmatch(r"work|research", m.group("noun"), re.I) and _originated(m.group("rest")):
+            return None
         if m and (not re.fullmatch(_METHODS, m.group("noun"), re.I) or _methods_list(q, m.group("rest"), finite=False)):
             return _listed(m.group("rest"))
     for pattern in (_REQUEST, _DO_ANY, _HAVE, _WHAT_THERE, _BARE):
@@ -364,7 +385,10 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
         # its frames are specific: "what do the papers say about" is no list
         # a property of one named work, or a topic anchored to one work ("…that the paper identifies"), is its fact
-        return Shape(FACT) if _property_of_name(topic) or _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)
+        # and "the key ideas in Zebra": a content noun with "in" a name is inside that one work
+        one = _property_of_name(topic) or _ONE_WORK.search(topic) or (names("The " + topic) == [topic]
+                                                                      and re.search(rf"\b{_CONTENT}\s+in\s+{re.escape(topic)}\W*$", q, re.I))
+        return Shape(FACT) if one else Shape(OVERVIEW, topic)
     if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q):
         topic = _TAIL.sub("", _unplaced(m.group("rest")))
         return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)

@@ -1,6 +1,7 @@
-"""The frames English uses to ask for a comparison or an overview, and the noun classes they share
-with ``assistant.shape`` (split out of it to keep each module short; ``assistant.shape`` applies
-them and its docstring argues each frame)."""
+"""The frames English uses to ask for a comparison or an overview, the frame words a list's topic
+is cut from (auxiliaries, reporting verbs, particles), and the noun classes they share with
+``assistant.shape`` (split out of it to keep each module short; ``assistant.shape`` applies them
+and its docstring argues each frame)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,44 @@ _HOW_HAS = re.compile(r"^\s*how\s+(?:has|have)\s+(?P<rest>.+?)\s+been\s+(?:appro
 # "How have people tackled X", "How do the papers here approach X": the field's ways with a problem.
 _HOW_TACKLED = re.compile(rf"^\s*how\s+(?:have|has|do|does|did)\s+{_FIELD}{_HERE}\s+(?:tackled?|approach(?:ed)?|address(?:ed)?|handled?|"
                           rf"solved?|studied|study|dealt\s+with|deal\s+with|attacked?|treated?|treat)\s+(?P<rest>.+)$", re.I)
+
+# The frame before the topic. After a works noun English puts a preposition ("papers on X") or a
+# predicate: an optional relative word and auxiliaries, then one verb ("that have studied X",
+# "study X", "are about X"), then prepositions and determiners.
+_PREPS = re.compile(r"^(?:(?:about|on|upon|of|with|for|to|in|into|at|by|against|regarding|concerning|related|a|an|the|any|some|there)\s+)+", re.I)
+_NEXT_CLAUSE = re.compile(r"(?:[,;:]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+)\b(?:what|how|which|why|when|where|who|do|does|did|is|are|was|were)\b.*$", re.I)
+# "have" is the verb unless a past participle follows ("that have theoretical results" / "that have studied X").
+_AUXES = (r"^(?:(?:that|which|who)\s+)?(?:d(?:o|oes|id)\s+(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\s+)?(?:(?:do|does|did|are|is|were|was|can|also|been)\s+"
+                        r"|ha(?:ve|s|d)\s+(?=(?:been|\w+(?:ed|en|wn)|done|made|built|found|run|brought|taught|put|got)\b))*")
+_AUXES_RE = re.compile(_AUXES, re.I)
+_PREDICATE = re.compile(_AUXES + r"[\w-]+\s+", re.I)
+# The verbs English uses for what a text does with its subject matter: the reporting verbs of academic
+# writing (discourse, research and cognition acts: "a paper discusses / studies / proposes / argues X"), the
+# verbs of a work's relation to a method ("uses / applies / includes X") and of treating a subject ("covers /
+# addresses / tackles X"). After them the topic is their object ("which papers study SSMs" -> "SSMs"); any
+# other verb is the topic's own ("which papers route each token to an expert": the routing is the topic).
+_FRAME_BASES = ("study discuss mention describe report present propose introduce review survey argue claim suggest state "
+                "note show demonstrate outline summarize summarise cite consider examine investigate explore analyse analyze "
+                "assess evaluate test compare observe identify address cover treat tackle focus deal concern involve touch talk "
+                "look work write publish research offer provide develop explain handle use employ apply adopt leverage utilize utilise "
+                "exploit incorporate feature include contain have target").split()
+_IRREGULAR = {"has", "had", "wrote", "written", "shown", "dealt", "done", "does", "did", "do"}
+
+
+def _inflections(base: str) -> set[str]:
+    forms = {base, base + "s", base + "es", base + "ed", base + "ing"}
+    if base.endswith("e"):
+        forms |= {base + "d", base[:-1] + "ing"}
+    if base.endswith("y") and base[-2] not in "aeiou":
+        forms |= {base[:-1] + "ies", base[:-1] + "ied"}
+    return forms
+
+
+_FRAME_VERBS = frozenset(f for b in _FRAME_BASES for f in _inflections(b)) | _IRREGULAR
+_PARTICLE = re.compile(r"^(?:about|on|upon|of|with|for|to|in|into|at|by|from|against|through|regarding|concerning)\b", re.I)
+_ADVERB = re.compile(r"^(?:(?:\w+ly|only|just|even|still|ever|already|being)\s+)+", re.I)
+# a verb's own particle before a coordinated verb ("build on, or use X"; "look at and use X")
+_OWN_PARTICLE = re.compile(r"^(?:on|upon|at|into|with|about|from|to)\s*(?=,|\s+(?:and|or)\b)", re.I)
+_COORD_VERB = re.compile(r"^(?:,\s*)?(?:(?:and|or|and/or)\s+)?(?P<verb>[\w-]+)\s+", re.I)
+# A copula left dangling once the locative is gone ("What approaches to X are [in the collection]?") is no topic.
+_TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all|are|is|were)$", re.I)

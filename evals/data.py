@@ -31,6 +31,8 @@ LOCKED_COLLECTION_PATH = DATASETS_DIR / "locked_collection.jsonl"
 # hand-written tuning questions about the collection: overviews, and list follow-up sessions (evals/written_sessions.py)
 OVERVIEW_WRITTEN_PATH = DATASETS_DIR / "overview_written.jsonl"
 FOLLOWUPS_WRITTEN_PATH = DATASETS_DIR / "lists_followups_written.jsonl"
+# hand-written single-fact questions worded with list-looking words: the shape detector's over-reads (helper A3, session 9)
+SHAPE_FACTS_WRITTEN_PATH = DATASETS_DIR / "shape_facts_written.jsonl"
 
 
 class LockedSplitError(PermissionError):
@@ -85,7 +87,8 @@ def resolve_path(name: str) -> tuple[str, Path]:
     named = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
              "calibration": CALIBRATION_PATH, "locked": LOCKED_PATH,
              "lists": LISTS_PATH, "lists_written": LISTS_WRITTEN_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
-    named |= {"overview_written": OVERVIEW_WRITTEN_PATH, "lists_followups_written": FOLLOWUPS_WRITTEN_PATH}
+    named |= {"overview_written": OVERVIEW_WRITTEN_PATH, "lists_followups_written": FOLLOWUPS_WRITTEN_PATH,
+              "shape_facts_written": SHAPE_FACTS_WRITTEN_PATH}
     if name in named:
         return "dev", named[name]
     p = Path(name)

@@ -102,7 +102,8 @@ def _diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
                                                       for g in (True, False) for k, name in ((1, "dense"), (0, "lexical"))}}
 
 
-def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "calibration", "lists", "lists_written")) -> dict[str, Any]:
+def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_unanswerable", "calibration", "lists", "lists_written",
+                                              "shape_facts_written")) -> dict[str, Any]:
     """The shape detector's answer (from the question's words alone) per split and question type; a
     follow-up counts its previous question's detected shape as the previous answer's."""
     from assistant.shape import LIST, detect

@@ -29,7 +29,8 @@ from evals.data import FOLLOWUPS_WRITTEN_PATH as FOLLOWUPS_PATH
 from evals.data import LISTS_PATH
 from evals.data import OVERVIEW_WRITTEN_PATH as OVERVIEW_PATH
 
-SHAPE_SPLITS = ("dev", "generated", "generated_unanswerable", "calibration", "lists", "overview_written", "lists_followups_written")
+SHAPE_SPLITS = ("dev", "generated", "generated_unanswerable", "calibration", "lists", "lists_written", "overview_written",
+                "lists_followups_written", "shape_facts_written")
 MADE = "hand-written by helper L2 (session 8, #21): wording by hand; gold = the lists.jsonl group (overview) or its subset read by hand (follow-up)"
 
 # (lists.jsonl list id, question)

@@ -327,3 +327,33 @@ def test_no_fact_question_of_a_tuning_split_becomes_a_list() -> None:
 
     confusion = shape_confusion(("dev", "generated_unanswerable", "calibration"))
     assert [(split, t) for split, types in confusion.items() for t, kinds in types.items() if kinds.get("list")] == [("dev", "multi")]
+
+
+@pytest.mark.parametrize("question", [
+    "List the models Hyena was benchmarked against.",  # a name as the subject of a relative without "that"
+    "Name the techniques RetNet combines.",
+    "Which algorithms can Mamba beat at 1B parameters?",  # a modal inverts like do-support: the named subject's object
+    "Which models can RWKV match in perplexity?",
+    "Which of the two papers on sparse attention is faster?",  # a partitive with a singular verb picks one
+    "Which of the papers on linear attention reports a 4x speed-up?",
+    "Show me the work that introduced Ring Attention.",  # the one work that originated a named thing
+    "Find research that first proposed LoRA.",
+    "Give me a summary of the Hyena paper.",  # a definite singular work noun after modifiers is one work
+    "What are the key findings in RetNet?",  # a content noun "in" a name: inside that one work
+])
+def test_list_looking_fact_questions_stay_facts(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("List the models that Hyena was benchmarked against.", FACT),  # the relative with "that": the same named subject
+    ("List the models proposed for long-context retrieval.", LIST),  # no named subject: still a list
+    ("Which of the papers on sparse attention report speed-ups?", LIST),  # plural verb: several
+    ("Which of the papers discuss linear attention?", LIST),
+    ("Show me the work on Ring Attention.", LIST),  # a mass noun without origination: the body of work
+    ("Find research that uses LoRA.", LIST),
+    ("What are the key findings in the papers on state space models?", OVERVIEW),  # "in the papers": the collection
+    ("What are the key findings on long-context models?", OVERVIEW),
+])
+def test_the_fact_rules_leave_lists_and_overviews(question: str, kind: str) -> None:
+    assert detect(question).kind == kind
