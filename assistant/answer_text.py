@@ -32,6 +32,15 @@ def caveat_text(missing: list[str], model_declined: bool = False, unstated: list
     return "The abstracts found may not answer this directly; the closest statements are:"
 
 
+def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str:
+    """The caveat of an answer whose sentences are about the question's subject but do not state
+    the item it asks for (``assistant.focus``): "The abstracts found describe LASP-2 but do not
+    state the license asked for; ..." ("the number of N" for "how many N")."""
+    what = " and ".join(described) if described else "this"
+    item = f"number of {item}" if quantity else item
+    return f"The abstracts found describe {what} but do not state the {item} asked for; the closest statements are:"
+
+
 def join_names(items: list[str]) -> str:
     quoted = [f'"{x}"' for x in items]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]

@@ -24,6 +24,7 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     add_usage,
     caveat_text,
     citations,
+    focus_caveat,
     join_names,
 )
 from assistant.backends.grammars import grammar_for
@@ -33,6 +34,7 @@ from assistant.conversation import evidence_question, resolved_question, standal
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
 from assistant.filters import Filters
+from assistant.focus import described, unstated_focus
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
 from assistant.prompts import (
@@ -178,10 +180,14 @@ class AnswerEngine:
     def _caveated(self, answer: Answer, turn: Turn, model_declined: bool = False) -> Answer:
         d, said = turn.decision, " ".join(s.text for s in answer.sentences if s.supported)
         figure = d is not None and d.outcome == "answer" and not model_declined and quantity_unstated(turn.asked, said)
-        if d is None or (d.outcome != "caveat" and not model_declined and not figure) or not answer.citations:
+        # the item the question asks for, unstated by the sentences (assistant/focus.py)
+        item = None if d is None or d.missing or model_declined or figure or not self.settings.caveat.asked_item \
+            else unstated_focus(turn.asked, said)
+        if d is None or (d.outcome != "caveat" and not model_declined and not figure and item is None) or not answer.citations:
             return answer
-        gaps = [] if d.missing or model_declined or figure else unstated(turn.asked, said, self.idf())
-        answer.caveat = NO_FIGURE if figure else caveat_text(d.missing, model_declined, gaps)
+        gaps = [] if d.missing or model_declined or figure or item else unstated(turn.asked, said, self.idf())
+        answer.caveat = NO_FIGURE if figure else focus_caveat(item.phrase, described(turn.asked, said), item.quantity) \
+            if item else caveat_text(d.missing, model_declined, gaps)
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
 

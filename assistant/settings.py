@@ -253,6 +253,12 @@ class CollectionSettings(BaseModel):
     min_acronym: int = 3  # a topic's acronym shorter than this is not searched (IR, CV, AI read as other things); sanity bound
 
 
+class CaveatSettings(BaseModel):
+    """What an answer says it does not state (assistant/focus.py, engine ``_caveated``)."""
+
+    asked_item: bool = True  # an answered question whose asked-for item (assistant/focus.py) the answer's sentences do not state opens with "...describe X but do not state the N"; False: off (measured with and without: docs/measurements.md, A2 session 9)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ASSISTANT_", env_nested_delimiter="__", extra="ignore",
                                       populate_by_name=True)
@@ -283,6 +289,7 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
     collection: CollectionSettings = Field(default_factory=CollectionSettings)
+    caveat: CaveatSettings = Field(default_factory=CaveatSettings)
 
     # --- answering -----------------------------------------------------------------------
     backend: BackendName | None = None  # None: assistant.backends.resolve picks openai, local, extractive

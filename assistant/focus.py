@@ -1,0 +1,218 @@
+"""The question's focus — the item a wh-question asks for — and whether an answer states it.
+
+"What is the license of the LASP-2 code?" asks for a licence; LASP-2's sentences about its speed
+answer the topic, not the question. The answer should then say so ("The abstracts found describe
+LASP-2 but do not state the license") rather than stand as a plain answer. The focus is read from
+the structure English gives a question, never from any question set:
+
+- **"what / which N ..."**: a wh-determiner and its noun phrase ("Which GPU model ...", "What FID
+  score does ...", "Under what software license is ...", "On which datasets was ..."): N is what
+  the answer must be. A head "kind / type / sort / form / class / variety of" is the category's
+  frame, not the item: the noun phrase after "of" is ("What type of attention mechanism ...").
+- **"what is the N of X" / "what is X's N"**: a copula, a determiner or a possessive, and the noun
+  phrase up to the preposition or verb that attaches it to X: the attribute N asked about X.
+  "What is X?" (no determiner) asks what X is: any sentence about X answers; no focus.
+- **"how many / how much N"**: N counted or measured (the answer must also hold a number:
+  ``extractive.quantity_unstated``).
+
+The noun phrase ends at the first function word (English puts the wh-phrase before the auxiliary,
+the preposition or the relative that follows it) and holds at most ``_MAX_NP`` words.
+
+**What makes a focus checkable.** Some nouns name the role a statement plays in an abstract, not
+a thing it states: the discourse nouns of scientific writing ("method", "approach", "idea",
+"contribution", "result", "finding", "advantage", "problem", ...), the document nouns ("paper",
+"work", "study", "abstract") and the vague nouns ("thing", "aspect", "part"), and the top of the
+field's taxonomy ("model", "architecture", "framework", "system", "mechanism", "technique",
+"algorithm", "component"), whose instances an answer names or describes without repeating the
+kind ("What mechanism does X use?" - "X routes each token to ..."). Evaluative and deictic
+adjectives ("main", "key", "new", "proposed", "specific") only say which instance is meant.
+Neither is checked; a focus that holds nothing else is no focus. The rest — "license", "GPU",
+"dataset", "perplexity", "FID", "attention" — is written by a sentence that states it: the focus
+is stated when the answer's supported sentences hold any of its words (stemmed, as everywhere;
+lenient, so a right answer is not hedged for wording one of two words differently).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assistant.evidence import terms
+from assistant.grounding import mentioned, names
+
+# words (inner . + / - and the possessive 's kept), and the punctuation that ends a phrase
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/'’-]*[A-Za-z0-9+]|[A-Za-z0-9]|[?!,;:()\[\]\"]")
+_PUNCTUATION = set("?!,;:()[]\"")
+_MAX_NP = 4  # sanity bound: an English noun phrase before its verb is a few words ("standard VAT rate")
+# what ends a noun phrase: auxiliaries and copulas (the verb after a wh-phrase), prepositions (its
+# attachment to X), relatives and conjunctions, and the question words
+_AUX = {"do", "does", "did", "is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could",
+        "will", "would", "should", "may", "might", "must", "shall"}
+_COPULA = {"is", "are", "was", "were", "'s"}
+_PREPOSITION = {"of", "for", "in", "on", "to", "with", "by", "from", "at", "as", "into", "onto", "over", "under",
+                "about", "between", "against", "behind", "through", "across", "within", "without", "via", "per"}
+_FUNCTION = _AUX | _PREPOSITION | _PUNCTUATION | {
+    "than", "like", "that", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "if", "whether",
+    "and", "or", "but", "nor", "so", "the", "a", "an", "this", "these", "those", "it", "its", "they", "their",
+    # the participles that attach a reduced relative ("the accuracy reported on X")
+    "used", "using", "achieved", "reported", "proposed", "introduced", "given", "obtained", "shown",
+}
+# English's degree words after "how much / how many" (more, less, fewer and the comparatives of
+# the dimension adjectives): they ask for a difference, not for a thing
+_COMPARATIVE = {"more", "less", "fewer", "better", "worse", "faster", "slower", "larger", "smaller", "bigger",
+                "longer", "shorter", "higher", "lower", "greater", "cheaper", "quicker", "wider", "deeper",
+                "earlier", "later", "further", "farther"}
+# the verbs of occurrence and causation that open English subject questions ("What happens to X",
+# "What makes X fast", "What causes", "What leads to"): a verb, not a noun phrase
+_SUBJECT_VERB = {f"{v}{e}" for v in ("happen", "make", "cause", "lead", "drive", "determine", "allow", "enable",
+                                     "help", "limit", "explain", "affect", "control") for e in ("", "s", "ed", "d")}
+_DETERMINER = {"the", "its", "their", "his", "her", "this", "that", "these", "those", "a", "an"}
+# a category frame: "what type of N" asks for an N
+_FRAME = {"kind", "kinds", "type", "types", "sort", "sorts", "form", "forms", "class", "classes", "variety",
+          "category", "categories", "version", "variant", "style", "family"}
+# see the module docstring: nouns a statement fills by its content, not by naming them
+_GENERIC = {
+    # discourse nouns of scientific writing
+    "method", "approach", "technique", "strategy", "way", "idea", "contribution", "result", "finding",
+    "outcome", "conclusion", "purpose", "goal", "aim", "objective", "motivation", "problem", "challenge",
+    "issue", "limitation", "drawback", "advantage", "benefit", "improvement", "innovation", "insight",
+    "claim", "solution", "role", "effect", "impact", "difference", "reason", "focus", "principle",
+    "concept", "process", "procedure", "design", "feature", "property", "characteristic", "strength",
+    "weakness", "application", "use", "task", "question", "observation", "hypothesis", "trick",
+    # document nouns
+    "paper", "abstract", "work", "study", "article", "publication", "research", "survey", "author",
+    "authors", "report", "literature",
+    # vague nouns
+    "thing", "aspect", "part", "element", "example", "case", "information", "detail", "factor", "point",
+    "kind", "type", "sort", "form", "class", "means", "step", "stage",
+    # the top of the field's taxonomy: answered by naming or describing an instance
+    "model", "architecture", "framework", "system", "mechanism", "algorithm", "component", "module",
+    "tool", "structure", "scheme", "setting", "configuration", "variant", "version", "operation",
+    "phenomenon", "measure", "metric", "function", "data", "technology", "capability",
+    # naming nouns: the answer gives the name, not the word "name"
+    "name", "term", "acronym", "title", "label",
+    # evaluation nouns, answered by figures or a description rather than by their word
+    "performance", "ability", "relationship", "behavior", "behaviour",
+}
+_MODIFIER = {"main", "key", "primary", "principal", "central", "core", "major", "new", "novel", "proposed",
+             "specific", "particular", "exact", "precise", "overall", "general", "basic", "unique", "different",
+             "other", "first", "best", "current", "existing", "underlying", "common", "certain", "same", "own",
+             "such", "important", "significant", "actual", "typical",
+             "additional", "further", "alternative", "traditional", "standard",
+             # evaluative adjectives: the asker's judgement, not a kind
+             "innovative", "popular", "well-known", "famous", "fundamental", "crucial", "critical", "essential",
+             "notable", "interesting", "effective", "powerful", "successful", "prominent", "recent"}
+_OPENERS = {"and", "so", "but", "then", "also", "ok", "okay", "now"}
+
+
+@dataclass
+class Focus:
+    phrase: str  # the noun phrase as the question writes it ("software license")
+    words: list[str]  # its checkable words ("software", "license")
+    quantity: bool = False  # asked by "how many / how much"
+
+
+def _plural(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _phrase(words: list[str], i: int, closed: bool = False) -> list[str]:
+    """The noun phrase starting at ``words[i]``: up to the first function word, at most _MAX_NP;
+    ``closed``: it must end before an auxiliary or a preposition (or at a generic head)."""
+    if i + 1 < len(words) and words[i].lower() in _FRAME and words[i + 1].lower() == "of":
+        i += 2
+    out: list[str] = []
+    for j, w in enumerate(words[i:], start=i):
+        if w.lower() in _FUNCTION or len(out) >= _MAX_NP:
+            break
+        if out and w.lower().endswith("ed") and (j + 1 == len(words) or words[j + 1].lower() in _FUNCTION):
+            break  # a participle before its complement begins a reduced relative ("the vectors inserted into")
+        out.append(w)
+        if _generic(w):
+            # English puts a compound's head last ("GPU model", "attention mechanism"), and a
+            # generic noun is a head: what follows it is the verb of a subject question
+            # ("Which abstracts mention X"), not the phrase
+            return out
+    end = i + len(out)
+    after = words[end].lower() if end < len(words) else ""
+    if closed and not (after in _AUX or after in _PREPOSITION or (out and after.endswith("ed"))):
+        # an object wh-phrase is followed by its auxiliary ("What FID score does X achieve") or a
+        # preposition ("Which GPU were X measured on"); a phrase running into anything else began
+        # with the verb of a subject question ("What makes X fast", "What happens when")
+        return []
+    return out
+
+
+def _generic(word: str) -> bool:
+    w = word.lower()
+    return w in _GENERIC or _plural(w) in _GENERIC
+
+
+def _possessed(words: list[str], i: int) -> int | None:
+    """After a copula: the index where the attribute's noun phrase starts — after a determiner
+    ("the N of X") or a possessive ("X's N"), None when the copula is followed by neither."""
+    if i < len(words) and words[i].lower() in _DETERMINER:
+        return i + 1
+    for j in range(i, min(i + _MAX_NP, len(words))):
+        if words[j].lower().endswith(("'s", "’s")) or words[j].endswith(("s'", "s’")):
+            return j + 1
+        if words[j].lower() in _FUNCTION:
+            return None
+    return None
+
+
+def _wh_start(words: list[str]) -> int | None:
+    """Index of the wh-word that opens the question (after "And", or a preposition: "Under what")."""
+    lower = [w.lower() for w in words]
+    j = 0
+    while j < len(lower) and lower[j] in _OPENERS:
+        j += 1
+    if j < len(lower) and lower[j] in ("what", "which", "how"):
+        return j
+    if j + 1 < len(lower) and lower[j] in _FUNCTION and lower[j + 1] in ("what", "which"):
+        return j + 1  # a preposition fronted with its wh-phrase ("On which datasets ...")
+    return None
+
+
+def focus(question: str) -> Focus | None:
+    """The item ``question`` asks for (see the module docstring), or None: no wh-structure that
+    names one, or a noun phrase of generic words only."""
+    # "what's the N" is "what is the N" (the contraction is the copula)
+    question = re.sub(r"\b(what|which|who|how)['’]s\b", r"\1 is", question, flags=re.I)
+    words = [m.group(0) for m in _WORD.finditer(question)]
+    i = _wh_start(words)
+    if i is None or i + 1 >= len(words):
+        return None
+    wh, nxt = words[i].lower(), words[i + 1].lower()
+    quantity = wh == "how" and nxt in ("many", "much")
+    if quantity:
+        # "how much faster / more": a degree, not a noun (the number is checked by quantity_unstated)
+        np = [] if i + 2 < len(words) and words[i + 2].lower() in _COMPARATIVE else _phrase(words, i + 2)
+    elif wh == "how":
+        return None  # "how does X work": a manner, answered by any description
+    elif nxt in _COPULA:
+        start = _possessed(words, i + 2)
+        np = _phrase(words, start) if start is not None else []
+    elif nxt in _SUBJECT_VERB:
+        return None  # "what happens / makes / causes ...": the wh-word is the subject, no noun asked for
+    else:
+        np = _phrase(words, i + 1, closed=True)
+    checked = [w for w in np if not _generic(w) and w.lower() not in _MODIFIER and terms(w)]
+    return Focus(" ".join(np), checked, quantity) if checked else None
+
+
+def stated(f: Focus, said: str) -> bool:
+    """Whether the answer's supported sentences ``said`` hold any checkable word of the focus."""
+    held = set(terms(said))
+    return any(t in held for w in f.words for t in terms(w))
+
+
+def described(question: str, said: str) -> list[str]:
+    """The question's names that the answer's sentences mention (what they describe)."""
+    return [n for n in names(question) if mentioned(n, said)]
+
+
+def unstated_focus(question: str, said: str) -> Focus | None:
+    """The question's focus when the answer's sentences do not state it; None otherwise."""
+    f = focus(question)
+    return f if f is not None and said.strip() and not stated(f, said) else None

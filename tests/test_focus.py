@@ -1,0 +1,70 @@
+"""The asked-for item of a question (assistant/focus.py) and the caveat of an answer that does not
+state it ("The abstracts found describe X but do not state the N asked for")."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.core import Assistant
+from assistant.focus import focus, stated, unstated_focus
+from assistant.settings import CaveatSettings
+
+
+@pytest.mark.parametrize(("question", "phrase"), [
+    ("What is the license of the LASP-2 code?", "license"),  # the N of X
+    ("What's the license of LASP-2?", "license"),  # the contraction is the copula
+    ("What is LASP-2's license?", "license"),  # X's N
+    ("Under what software license is TabPFN released?", "software license"),  # a fronted preposition
+    ("On which datasets was Memformer evaluated?", "datasets"),
+    ("What FID score does Sana-0.6B achieve?", "FID score"),  # what N + auxiliary
+    ("Which GPU model were the speedups measured on?", "GPU model"),  # stops at the generic head
+    ("What type of attention mechanism does it use?", "attention mechanism"),  # the category frame
+    ("How many parameters does the largest RetNet model have?", "parameters"),
+    ("And what perplexity does it reach?", "perplexity"),  # a follow-up's opener
+])
+def test_the_focus_is_the_noun_phrase_the_wh_word_asks_for(question: str, phrase: str) -> None:
+    f = focus(question)
+    assert f is not None and f.phrase == phrase
+
+
+@pytest.mark.parametrize("question", [
+    "What is Ring Attention?",  # what X is: any sentence about X answers
+    "How does Ring Attention scale context length?",  # a manner
+    "What problem does Ring Attention solve?",  # a discourse noun
+    "What new method does the paper propose?",  # an evaluative adjective and a discourse noun
+    "What is the main idea of Mamba?",
+    "Which abstracts mention LoRA?",  # a document noun, then the verb of a subject question
+    "What makes FlashAttention IO-aware?",  # the wh-word is the subject
+    "What happens to the loss when the batch grows?",
+    "How much faster is FlashAttention than standard attention?",  # a degree: the number is checked elsewhere
+    "What type of model does it use?",  # the top of the taxonomy: an instance is named, not the kind
+    "Does Mamba use attention?",  # no wh-word
+])
+def test_generic_or_absent_focus_is_not_checked(question: str) -> None:
+    assert focus(question) is None
+
+
+def test_stated_reads_the_focus_words_stemmed() -> None:
+    f = focus("On which datasets was Memformer evaluated?")
+    assert f is not None
+    assert stated(f, "Memformer is evaluated on the Wikitext dataset.")
+    assert not stated(f, "Memformer reduces memory by 8.1x.")
+    assert unstated_focus("What is the license of the LASP-2 code?", "LASP-2 is 15.2% faster.") is not None
+    assert unstated_focus("What is the license of the LASP-2 code?", "LASP-2 is released under an MIT license.") is None
+
+
+def test_an_answered_question_whose_item_is_not_stated_says_so(corpus: Assistant) -> None:
+    # LASP-2's abstract states its speed and design, not a licence: the answer shows its closest
+    # sentences under the caveat, never as a plain answer (fails without the check: no caveat)
+    answer = corpus.ask("What is the license of the LASP-2 code?")
+    assert not answer.refused and answer.citations
+    assert answer.caveat is not None and answer.caveat.startswith("The abstracts found describe LASP-2 but do not state the license")
+    assert answer.text.startswith(answer.caveat) and "[1]" in answer.text
+    off = Assistant(settings=corpus.settings.model_copy(update={"caveat": CaveatSettings(asked_item=False)}),
+                    embedder=corpus.embedder)
+    assert off.ask("What is the license of the LASP-2 code?").caveat is None  # the check is what says it
+
+
+def test_a_stated_focus_is_answered_plainly(corpus: Assistant) -> None:
+    answer = corpus.ask("What mIoU does SETR obtain on ADE20K?")  # SETR's abstract states its mIoU
+    assert not answer.refused and answer.caveat is None and "mIoU" in answer.text
