@@ -21,7 +21,12 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   Each line quotes the abstract's sentence that best matches the topic; every line is checked by
   the citation ``Verifier`` like any answer. Abstracts beyond the display cap, and candidates below
   the cut-off that still hold every topic term, stay in ``Answer.items`` (``cited=False``) and the
-  closing line counts them.
+  closing line counts them. A topic with a word no abstract writes in any spelling
+  (``topics.unwritten``: "dialect" in "attention models for dialect identification") is written by
+  none: when nothing is listed the answer is a refusal that says so ("No abstract in the collection
+  mentions 'dialect', so none is about …") with the closest three, and what the rule by meaning
+  lists comes under that statement ("… the 8 closest in meaning are listed, which may not be
+  about it"), never as the answer.
 - **follow-up** on a list ("which of these report speed-ups?"): the abstracts of the previous
   list (read back from the conversation's last answer) are scored against the filter — lexically
   for its topic, by their sentences' vectors for the filter as asked — and only they can be
@@ -52,7 +57,15 @@ from assistant.hits import to_hit
 from assistant.shape import COMPARE, LIST, OVERVIEW, Shape, detect
 from assistant.store import StoredDoc
 from assistant.text import split_sentences
-from assistant.topics import Candidate, best_sentence, by_meaning, candidates, rescored, written
+from assistant.topics import (
+    Candidate,
+    best_sentence,
+    by_meaning,
+    candidates,
+    rescored,
+    unwritten,
+    written,
+)
 from assistant.types import Answer, AnswerSentence, Citation, Evidence, ListItem
 
 _ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
@@ -124,11 +137,30 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         # thing: an abstract that never mentions the name is not on it, however close in meaning.
         named = name_phrases(shape.topic)
         listed = [c for c in listed if all(mentioned(n, c.doc.original) for n in named)]
+    absent = unwritten(shape.topic, engine.retriever.idf(turn.exclude))
     if not listed:
-        return None
+        return _none_about(base, shape, turn, absent) if absent else None
     further = [c for c in ranked if c not in listed and c.mentions]
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
+    if absent:
+        # a word of the topic no abstract writes: nothing listed writes the topic, say so before the neighbours
+        base.caveat = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}; the "
+                       f"{min(len(listed), cap)} closest in meaning to {_topic_text(shape)} are listed, which may not be about it:")
     return _with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap, meaning))
+
+
+def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:
+    """A list of nothing whose topic has a word no abstract writes: a refusal that says so, with the
+    retriever's closest three (as the engine's refusal shows them), instead of the ordinary answer
+    path, which would quote the closest sentences for a subject the collection never names."""
+    base.refused, base.shape = True, shape.kind
+    base.text = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}, so none is about "
+                 f"{_topic_text(shape)}.")
+    base.caveat = base.text
+    base.closest = [to_hit(doc, score, i + 1) for i, (doc, score) in enumerate(turn.hits[:3])]
+    if base.closest:
+        base.text += " The closest abstracts are listed below; none of them is about it."
+    return base
 
 
 def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -> Answer:
@@ -219,13 +251,17 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
     return base
 
 
+def _topic_text(shape: Shape) -> str:
+    return f"'{shape.topic}'" if shape.verbal else shape.topic  # a verb phrase ("route each token to an expert") quoted
+
+
 def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, caveat: str | None = None,
                meaning: bool = False) -> str:
-    topic = f"'{shape.topic}'" if shape.verbal else shape.topic  # a verb phrase ("route each token to an expert") quoted
+    topic = _topic_text(shape)
     scope = " listed before" if shape.follow_up else ""  # "2 abstracts listed before on X"
     if shape.kind == OVERVIEW:
         head = f"Overview of {topic} from {len(items)} abstract{'s' if len(items) != 1 else ''}, grouped by the kind of work:"
-        lines = [head]
+        lines = [caveat or head]
         for group in [g for g, _ in _GROUPS] + [OTHER_GROUP]:
             members = [i for i in items if i.group == group]
             if members:

@@ -11,6 +11,7 @@ is its place in the retriever's fused ranking. When no abstract writes the topic
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -150,6 +151,39 @@ def written(found: list[Candidate], phrase: float) -> bool:
     (or its other name) scores above ``phrase`` (0.5: without that run a sentence scores at most
     half, ``best_sentence``)."""
     return any(c.lexical > phrase for c in found)
+
+
+# Where the topic's own phrase ends: a relative or subordinate clause, or an appositive after a comma,
+# describes its subject in the asker's words ("the dense blocks that sit between attention layers").
+_CLAUSE = re.compile(r",|\b(?:that|which|who|whom|whose|where|when|what|how|why|while|without|whereby|the\s+(?:kind|sort))\b", re.I)
+
+
+def unwritten(topic: str, idf: Any) -> list[str]:
+    """The words of the topic's own phrase (before ``_CLAUSE``; adverbs in -ly aside) that no
+    abstract of the collection writes in any spelling (document frequency 0 for each of the word's
+    terms, ``idf`` of the collection in use): no abstract can be about that subject by its name, so
+    whatever is listed for it is a neighbour by meaning at best ("dialect" in "attention models for
+    dialect identification" when no abstract has the word)."""
+    never = math.log((idf.n + 1) / 0.5)  # Idf's value for a term no document holds
+
+    def absent(word: str) -> bool:
+        return bool(ts := terms(word)) and all(idf(t) >= never - 1e-9 for t in ts)
+
+    words = [w.strip(".;:!?()'\"") for w in _CLAUSE.split(topic, maxsplit=1)[0].split() if not w.lower().endswith("ly")]
+    return list(dict.fromkeys(w for w in words if absent(w) and all(absent(v) for v in _spellings(w))))
+
+
+# British and American spellings of one word (-ise / -ize, -isation / -ization, -yse / -yze, -our / -or,
+# -tre / -ter, -ogue / -og), and an acronym's plural ("TBM" / "TBMs", which the stemmer keeps apart): a
+# word is written when any of its spellings is.
+_SPELLINGS = [(r"is(e|ed|es|ing|er|ers|ation|ations)$", r"iz\1"), (r"iz(e|ed|es|ing|er|ers|ation|ations)$", r"is\1"),
+              (r"ys(e|ed|es|ing)$", r"yz\1"), (r"yz(e|ed|es|ing)$", r"ys\1"), (r"our(s|ed|ing)?$", r"or\1"),
+              (r"(\w{3})or(s|ed|ing)?$", r"\1our\2"), (r"tre(s)?$", r"ter\1"), (r"ogue(s)?$", r"og\1"),
+              (r"^([A-Z0-9-]{2,})$", r"\1s"), (r"^([A-Z0-9-]{2,})s$", r"\1")]
+
+
+def _spellings(word: str) -> list[str]:
+    return [v for pattern, repl in _SPELLINGS if (v := re.sub(pattern, repl, word, flags=0 if pattern.startswith("^") else re.I)) != word]
 
 
 def by_meaning(found: list[Candidate], max_rank: int, ratio: float, floor: float) -> list[Candidate]:

@@ -345,7 +345,7 @@ def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unr
     near = {c.doc.doc_id for c in found if c.rank < cfg.meaning_rank and c.dense >= cfg.meaning_ratio * top}
     assert {i.doc_id for i in cited} <= near and len(found) > len(near)  # none beyond the retriever's best few
     absent = corpus.ask("Which papers here are about medieval castle architecture?")
-    assert absent.shape == "fact" and not absent.items
+    assert absent.refused and not absent.items and not absent.citations
 
 
 def test_a_verb_phrase_topic_reads_quoted_in_the_lists_head() -> None:
@@ -356,3 +356,37 @@ def test_a_verb_phrase_topic_reads_quoted_in_the_lists_head() -> None:
     text = _list_text(detect("Which papers route each token to an expert?"), [item], 0, 0)
     assert text.startswith("1 abstract on 'route each token to an expert' (")
     assert _list_text(detect("Which papers study state space models?"), [item], 0, 0).startswith("1 abstract on state space models (")
+
+
+def test_a_list_whose_topic_has_a_word_no_abstract_writes_says_none_and_refuses(corpus: Assistant) -> None:
+    """Nothing is listed, and no abstract writes "volcano" or "eruption": the answer says so
+    plainly with the closest abstracts, instead of the ordinary path quoting unrelated sentences."""
+    ans = corpus.ask("Which papers here use transformers for volcano eruption prediction?")
+    assert ans.shape == "list" and ans.refused and not ans.citations and ans.closest
+    assert ans.text.startswith("No abstract in the collection mentions 'volcano' or 'eruption', so none is about")
+
+
+def test_neighbours_by_meaning_of_an_unwritten_topic_come_under_a_statement(corpus: Assistant) -> None:
+    """By meaning, diffusion abstracts are close to "diffusion models for dental images"; none writes
+    "dental", so the list opens by saying so: they are neighbours, not the answer."""
+    ans = corpus.ask("Which papers use diffusion models for dental images?")
+    cited = [i for i in ans.items if i.cited]
+    assert ans.shape == "list" and cited and not ans.refused
+    assert ans.caveat and ans.caveat.startswith("No abstract in the collection mentions 'dental'; the ")
+    assert ans.text.splitlines()[0] == ans.caveat and "may not be about it" in ans.caveat
+    written = corpus.ask("Which papers here study state space models?")
+    assert written.caveat is None and "answered as a list" in written.text.splitlines()[0]
+
+
+def test_unwritten_words_are_the_topics_own_phrase_in_any_spelling() -> None:
+    from assistant.evidence import Idf
+    from assistant.topics import unwritten
+
+    idf = Idf(["Layer normalization in transformers.", "We train SSMs and TBMs on images.", "Colors of images."])
+    assert unwritten("layer normalisation", idf) == []  # British spelling of a written word
+    assert unwritten("TBM", idf) == []  # an acronym written in its plural
+    assert unwritten("colour images", idf) == []
+    assert unwritten("transformers for dental images", idf) == ["dental"]
+    assert unwritten("transformers, the kind that sit between images", idf) == []  # an appositive / relative describes
+    assert unwritten("quickly transformers", idf) == []  # an adverb says nothing of the subject
+    assert unwritten("seismic images that move", idf) == ["seismic"]
