@@ -41,6 +41,13 @@ def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str
     return f"The abstracts found describe {what} but do not state the {item} asked for; the closest statements are:"
 
 
+def absence_caveat(item: str, described: list[str]) -> str:
+    """The caveat when the model said the sources do not state ``item`` (its dropped sentence
+    "The abstract does not specify the license" becomes the caveat, quoting what is missing)."""
+    what = " and ".join(described) if described else "this"
+    return f"The abstracts found describe {what} but do not state {item}; the closest statements are:"
+
+
 def join_names(items: list[str]) -> str:
     quoted = [f'"{x}"' for x in items]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]

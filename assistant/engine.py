@@ -21,6 +21,7 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     MODEL_REFUSAL,
     NO_FIGURE,
     REFUSAL_TEXT,
+    absence_caveat,
     add_usage,
     caveat_text,
     citations,
@@ -34,7 +35,7 @@ from assistant.conversation import evidence_question, resolved_question, standal
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
 from assistant.filters import Filters
-from assistant.focus import described, unstated_focus
+from assistant.focus import described, model_absence, unstated_focus
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
 from assistant.prompts import (
@@ -64,6 +65,7 @@ class Turn:
     k: int
     exclude: set[str] | None = None
     note: str = ""
+    absent: str = ""  # what the model said the sources do not state (focus.model_absence), kept for a fallback
     t0: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
     hits: Hits = field(default_factory=list)
@@ -179,15 +181,18 @@ class AnswerEngine:
 
     def _caveated(self, answer: Answer, turn: Turn, model_declined: bool = False) -> Answer:
         d, said = turn.decision, " ".join(s.text for s in answer.sentences if s.supported)
+        turn.absent = turn.absent or model_absence(answer.sentences)  # the model's "does not specify X"
         figure = d is not None and d.outcome == "answer" and not model_declined and quantity_unstated(turn.asked, said)
         # the item the question asks for, unstated by the sentences (assistant/focus.py)
         item = None if d is None or d.missing or model_declined or figure or not self.settings.caveat.asked_item \
             else unstated_focus(turn.asked, said)
-        if d is None or (d.outcome != "caveat" and not model_declined and not figure and item is None) or not answer.citations:
+        absent = "" if d is None or d.missing or figure or not self.settings.caveat.asked_item else turn.absent
+        if d is None or (d.outcome != "caveat" and not model_declined and not (figure or item or absent)) or not answer.citations:
             return answer
-        gaps = [] if d.missing or model_declined or figure or item else unstated(turn.asked, said, self.idf())
-        answer.caveat = NO_FIGURE if figure else focus_caveat(item.phrase, described(turn.asked, said), item.quantity) \
-            if item else caveat_text(d.missing, model_declined, gaps)
+        gaps = [] if d.missing or model_declined or figure or item or absent else unstated(turn.asked, said, self.idf())
+        answer.caveat = NO_FIGURE if figure else absence_caveat(absent, described(turn.asked, said)) if absent \
+            else focus_caveat(item.phrase, described(turn.asked, said), item.quantity) if item \
+            else caveat_text(d.missing, model_declined, gaps)
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
 

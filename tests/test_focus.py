@@ -3,10 +3,12 @@ state it ("The abstracts found describe X but do not state the N asked for")."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from assistant.core import Assistant
-from assistant.focus import focus, stated, unstated_focus
+from assistant.focus import absence, focus, stated, unstated_focus
 from assistant.settings import CaveatSettings
 
 
@@ -68,3 +70,45 @@ def test_an_answered_question_whose_item_is_not_stated_says_so(corpus: Assistant
 def test_a_stated_focus_is_answered_plainly(corpus: Assistant) -> None:
     answer = corpus.ask("What mIoU does SETR obtain on ADE20K?")  # SETR's abstract states its mIoU
     assert not answer.refused and answer.caveat is None and "mIoU" in answer.text
+
+
+@pytest.mark.parametrize(("sentence", "item"), [
+    ("The abstract does not specify the license of the LASP-2 code [1].", "the license of the LASP-2 code"),
+    ("The license is not mentioned in the abstract.", "the license"),
+    ("The provided abstracts do not mention how many GPUs were used.", "how many GPUs were used"),
+    ("There is no information about the training data in the abstract [2].", "the training data"),
+    ("The abstract doesn't state the batch size.", "the batch size"),
+])
+def test_a_statement_of_the_sources_silence_names_what_is_missing(sentence: str, item: str) -> None:
+    assert absence(sentence) == item
+
+
+@pytest.mark.parametrize("sentence", ["LASP-2 does not use attention.", "Memformer is not evaluated on images.",
+                                      "LASP-2 achieves training speed improvements of 15.2% over LASP [1]."])
+def test_a_claim_about_a_method_is_no_statement_of_silence(sentence: str) -> None:
+    assert absence(sentence) is None
+
+
+QUOTE = "LASP-2 rethinks the minimal communication requirement for SP on linear attention layers, reorganizes the whole communication-computation workflow of LASP."
+
+
+def test_the_models_does_not_specify_becomes_the_caveat(corpus: Assistant, mock_model: Any) -> None:
+    # the verifier drops "The abstract does not say ..." (no source supports a statement of
+    # silence); the caveat keeps the model's reading (fails without it: a plain answer, or one
+    # that does not name what is missing)
+    question = "Is LASP-2 released as open source?"  # no wh-focus: only the model's sentence says it
+    mock_model.enqueue(f"{QUOTE} [1] The abstract does not say whether LASP-2 is open source [1].")
+    answer = corpus.ask(question, backend="mock")
+    assert not answer.refused and answer.citations and any(not s.supported for s in answer.sentences)
+    assert answer.caveat == ("The abstracts found describe LASP-2 but do not state whether LASP-2 is open source; "
+                             "the closest statements are:")
+    assert answer.text.startswith(answer.caveat) and "[1]" in answer.text
+
+
+def test_the_models_silence_survives_the_fallback_to_extraction(corpus: Assistant, mock_model: Any) -> None:
+    # its only sentence is dropped, so the answer is extracted; the caveat still says what it read
+    mock_model.enqueue("The abstract does not say whether LASP-2 is open source [1].")
+    answer = corpus.ask("Is LASP-2 released as open source?", backend="mock")
+    assert answer.fallback_from == "mock" and answer.citations
+    assert answer.caveat is not None and "do not state whether LASP-2 is open source" in answer.caveat
+    assert any(not s.supported and "does not say" in s.text for s in answer.sentences)  # still shown as dropped
