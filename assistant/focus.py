@@ -24,7 +24,8 @@ a thing it states: the discourse nouns of scientific writing ("method", "approac
 "work", "study", "abstract") and the vague nouns ("thing", "aspect", "part"), and the top of the
 field's taxonomy ("model", "architecture", "framework", "system", "mechanism", "technique",
 "algorithm", "component"), whose instances an answer names or describes without repeating the
-kind ("What mechanism does X use?" - "X routes each token to ..."). Evaluative and deictic
+kind ("What mechanism does X use?" - "X routes each token to ..."), the field's own names among
+them ("AI", "machine learning", "neural network": every abstract here is one). Evaluative and deictic
 adjectives ("main", "key", "new", "proposed", "specific") only say which instance is meant.
 Neither is checked; a focus that holds nothing else is no focus. The rest — "license", "GPU",
 "dataset", "perplexity", "FID", "attention" — is written by a sentence that states it: the focus
@@ -85,14 +86,25 @@ _GENERIC = {
     # vague nouns
     "thing", "aspect", "part", "element", "example", "case", "information", "detail", "factor", "point",
     "kind", "type", "sort", "form", "class", "means", "step", "stage",
-    # the top of the field's taxonomy: answered by naming or describing an instance
-    "model", "architecture", "framework", "system", "mechanism", "algorithm", "component", "module",
-    "tool", "structure", "scheme", "setting", "configuration", "variant", "version", "operation",
-    "phenomenon", "measure", "metric", "function", "data", "technology", "capability",
+    # quantity nouns: the figure answers, not the word (a number is checked: quantity_unstated)
+    "number", "percentage", "percent", "fraction", "proportion", "share", "amount", "ratio", "count", "quantity",
     # naming nouns: the answer gives the name, not the word "name"
     "name", "term", "acronym", "title", "label",
     # evaluation nouns, answered by figures or a description rather than by their word
     "performance", "ability", "relationship", "behavior", "behaviour",
+}
+# the top of the field's taxonomy: a category an answer fills by naming or describing an instance
+# ("What mechanism does X use?" - "X routes each token to ..."; "What statistical method ..." -
+# "KeyNMF"), and the field itself (AI, machine / deep learning, neural networks: in "what type of
+# neural network" it is the category whose instance, "a transformer", answers). In "how many N"
+# they are the count's unit, which English writes beside the number ("7B parameters", "64 GPUs"):
+# checked there.
+_CATEGORY = {
+    "model", "architecture", "framework", "system", "mechanism", "algorithm", "component", "module",
+    "tool", "structure", "scheme", "setting", "configuration", "variant", "version", "operation",
+    "phenomenon", "measure", "metric", "function", "data", "technology", "capability", "parameter",
+    "method", "approach", "technique", "strategy",
+    "ai", "artificial", "intelligence", "machine", "learning", "deep", "neural", "network",
 }
 _MODIFIER = {"main", "key", "primary", "principal", "central", "core", "major", "new", "novel", "proposed",
              "specific", "particular", "exact", "precise", "overall", "general", "basic", "unique", "different",
@@ -101,7 +113,7 @@ _MODIFIER = {"main", "key", "primary", "principal", "central", "core", "major", 
              "additional", "further", "alternative", "traditional", "standard",
              # evaluative adjectives: the asker's judgement, not a kind
              "innovative", "popular", "well-known", "famous", "fundamental", "crucial", "critical", "essential",
-             "notable", "interesting", "effective", "powerful", "successful", "prominent", "recent"}
+             "notable", "interesting", "effective", "powerful", "successful", "prominent", "recent", "special"}
 _OPENERS = {"and", "so", "but", "then", "also", "ok", "okay", "now"}
 
 
@@ -110,6 +122,7 @@ class Focus:
     phrase: str  # the noun phrase as the question writes it ("software license")
     words: list[str]  # its checkable words ("software", "license")
     quantity: bool = False  # asked by "how many / how much"
+    instance: bool = False  # the head is a category (_CATEGORY): an instance the answer names states it
 
 
 def _plural(word: str) -> str:
@@ -119,8 +132,11 @@ def _plural(word: str) -> str:
 def _phrase(words: list[str], i: int, closed: bool = False) -> list[str]:
     """The noun phrase starting at ``words[i]``: up to the first function word, at most _MAX_NP;
     ``closed``: it must end before an auxiliary or a preposition (or at a generic head)."""
-    if i + 1 < len(words) and words[i].lower() in _FRAME and words[i + 1].lower() == "of":
-        i += 2
+    j = i
+    while j < len(words) and words[j].lower() in _MODIFIER:
+        j += 1  # "what special type of N"
+    if j + 1 < len(words) and words[j].lower() in _FRAME and words[j + 1].lower() == "of":
+        i = j + 2
     out: list[str] = []
     for j, w in enumerate(words[i:], start=i):
         if w.lower() in _FUNCTION or len(out) >= _MAX_NP:
@@ -143,9 +159,11 @@ def _phrase(words: list[str], i: int, closed: bool = False) -> list[str]:
     return out
 
 
-def _generic(word: str) -> bool:
+def _generic(word: str, counted: bool = False) -> bool:
+    """A word of _GENERIC (or, unless it is a count's unit, of _CATEGORY), singular or plural."""
     w = word.lower()
-    return w in _GENERIC or _plural(w) in _GENERIC
+    sets = (_GENERIC,) if counted else (_GENERIC, _CATEGORY)
+    return any(w in g or _plural(w) in g for g in sets)
 
 
 def _possessed(words: list[str], i: int) -> int | None:
@@ -197,14 +215,18 @@ def focus(question: str) -> Focus | None:
         return None  # "what happens / makes / causes ...": the wh-word is the subject, no noun asked for
     else:
         np = _phrase(words, i + 1, closed=True)
-    checked = [w for w in np if not _generic(w) and w.lower() not in _MODIFIER and terms(w)]
-    return Focus(" ".join(np), checked, quantity) if checked else None
+    checked = [w for w in np if not _generic(w, quantity) and w.lower() not in _MODIFIER and terms(w)]
+    instance = bool(np) and not quantity and (np[-1].lower() in _CATEGORY or _plural(np[-1].lower()) in _CATEGORY)
+    return Focus(" ".join(np), checked, quantity, instance) if checked else None
 
 
-def stated(f: Focus, said: str) -> bool:
-    """Whether the answer's supported sentences ``said`` hold any checkable word of the focus."""
+def stated(f: Focus, said: str, question: str = "") -> bool:
+    """Whether the answer's supported sentences ``said`` hold any checkable word of the focus, or,
+    for a category (``Focus.instance``), name something the question does not (the instance)."""
     held = set(terms(said))
-    return any(t in held for w in f.words for t in terms(w))
+    if any(t in held for w in f.words for t in terms(w)):
+        return True
+    return f.instance and any(not mentioned(n, question) for n in names(said))
 
 
 def described(question: str, said: str) -> list[str]:
@@ -215,7 +237,7 @@ def described(question: str, said: str) -> list[str]:
 def unstated_focus(question: str, said: str) -> Focus | None:
     """The question's focus when the answer's sentences do not state it; None otherwise."""
     f = focus(question)
-    return f if f is not None and said.strip() and not stated(f, said) else None
+    return f if f is not None and said.strip() and not stated(f, said, question) else None
 
 
 # A sentence that states the sources' silence: English writes it with a reporting verb negated

@@ -28,7 +28,7 @@ def tally(results: dict[str, Any], show: int = 0) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = defaultdict(lambda: {"n": 0, "plain": 0, "caught": 0})
     shown: list[str] = []
     for rec in results.get("per_question", []):
-        q = rec.get("query") or rec["question"]
+        q = rec["question"]  # as the engine reads it (a follow-up: its own words, turn.asked)
         for group, a in ((rec["type"], rec.get("answer")), ("loo", rec.get("loo"))):
             if not a:
                 continue
