@@ -36,16 +36,20 @@ def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str
     """The caveat of an answer whose sentences are about the question's subject but do not state
     the item it asks for (``assistant.focus``): "The abstracts found describe LASP-2 but do not
     state the license asked for; ..." ("the number of N" for "how many N")."""
-    what = " and ".join(described) if described else "this"
     item = f"number of {item}" if quantity else item
-    return f"The abstracts found describe {what} but do not state the {item} asked for; the closest statements are:"
+    return f"The abstracts found {_describe(described)}do not state the {item} asked for; the closest statements are:"
+
+
+def _describe(described: list[str]) -> str:
+    """ "describe X but " when the answer's sentences are about the question's named X; "" when
+    they name none of it (a neighbour's sentences: saying they describe X would be wrong)."""
+    return f"describe {' and '.join(described)} but " if described else ""
 
 
 def absence_caveat(item: str, described: list[str]) -> str:
     """The caveat when the model said the sources do not state ``item`` (its dropped sentence
     "The abstract does not specify the license" becomes the caveat, quoting what is missing)."""
-    what = " and ".join(described) if described else "this"
-    return f"The abstracts found describe {what} but do not state {item}; the closest statements are:"
+    return f"The abstracts found {_describe(described)}do not state {item}; the closest statements are:"
 
 
 def join_names(items: list[str]) -> str:

@@ -112,3 +112,12 @@ def test_the_models_silence_survives_the_fallback_to_extraction(corpus: Assistan
     assert answer.fallback_from == "mock" and answer.citations
     assert answer.caveat is not None and "do not state whether LASP-2 is open source" in answer.caveat
     assert any(not s.supported and "does not say" in s.text for s in answer.sentences)  # still shown as dropped
+
+
+def test_the_caveat_says_what_is_described_only_when_the_sentences_name_it() -> None:
+    from assistant.answer_text import focus_caveat
+
+    assert focus_caveat("license", ["LASP-2"]).startswith("The abstracts found describe LASP-2 but do not state the license")
+    # a neighbour's sentences that never name the question's subject: no claim that they describe it
+    assert focus_caveat("new benchmark", []).startswith("The abstracts found do not state the new benchmark asked for")
+    assert "the number of GPUs asked for" in focus_caveat("GPUs", ["HyperCLOVA"], quantity=True)
