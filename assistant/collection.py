@@ -24,9 +24,10 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   closing line counts them. A topic with a word no abstract writes in any spelling
   (``topics.unwritten``: "dialect" in "attention models for dialect identification") is written by
   none: when nothing is listed the answer is a refusal that says so ("No abstract in the collection
-  mentions 'dialect', so none is about …") with the closest three, and what the rule by meaning
-  lists comes under that statement ("… the 8 closest in meaning are listed, which may not be
-  about it"), never as the answer.
+  mentions 'dialect', so none is about …") with the closest three, and so it is whatever the rule
+  by meaning would list (``meaning_unwritten`` False, fitted by the same CV); allowed, that list
+  comes under the statement ("… the 8 closest in meaning are listed, which may not be about it"),
+  never as the answer.
 - **follow-up** on a list ("which of these report speed-ups?"): the abstracts of the previous
   list (read back from the conversation's last answer) are scored against the filter — lexically
   for its topic, by their sentences' vectors for the filter as asked — and only they can be
@@ -138,6 +139,8 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         named = name_phrases(shape.topic)
         listed = [c for c in listed if all(mentioned(n, c.doc.original) for n in named)]
     absent = unwritten(shape.topic, engine.retriever.idf(turn.exclude))
+    if absent and not cfg.meaning_unwritten:
+        listed = []  # no abstract can be about a subject none names: the refusal says so, with the closest
     if not listed:
         return _none_about(base, shape, turn, absent) if absent else None
     further = [c for c in ranked if c not in listed and c.mentions]

@@ -32,6 +32,7 @@ from typing import Any
 from evals.data import (
     DATASETS_DIR,
     EVALS_DIR,
+    LISTS_ABSENT_WRITTEN_PATH,
     LISTS_PATH,
     LISTS_WRITTEN_PATH,
     load_for_tuning,
@@ -289,16 +290,17 @@ FIT_TYPES = ("list", "list_written", "list_absent")
 def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
     from assistant.shape import detect
-    from assistant.topics import candidates
+    from assistant.topics import candidates, unwritten
 
     engine, k = assistant.engine, assistant.settings.top_k
+    idf = engine.idf()
     out = []
     for q in questions:
         topic = detect(q.text).topic or q.text
         cands = candidates(engine, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
         out.append({"id": q.id, "type": q.type, "group": (q.raw or {}).get("term") or q.id, "gold": set(q.gold), "baseline": base,
-                    "cands": [(c.lexical, c.dense, c.doc.work_id, c.rank) for c in cands]})
+                    "cands": [(c.lexical, c.dense, c.doc.work_id, c.rank) for c in cands], "unwritten": unwritten(topic, idf)})
     return out
 
 
@@ -312,7 +314,7 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     assistant = _open(data_dir)
     cs = assistant.settings.collection
     m = cs.min_listed if m is None else m
-    rows = [r for path in (LISTS_PATH, LISTS_WRITTEN_PATH) for r in load_for_tuning(path)
+    rows = [r for path in (LISTS_PATH, LISTS_WRITTEN_PATH, LISTS_ABSENT_WRITTEN_PATH) for r in load_for_tuning(path)
             if r.get("shape") == "list" and not r.get("previous") and r.get("type") in types]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
     feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
@@ -327,7 +329,7 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
         per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **_rp([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
                          "by_type": {ty: _rp([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
     p = best_params(feats, m, meaning)
-    now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor)
+    now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor, cs.meaning_unwritten)
     ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     result = {"command": "python -m evals.lists fit", "types": types, "questions": len(feats), "problems": problems,
               "chosen": dict(zip(PARAMS, p, strict=True)), "folds": per_fold,

@@ -1,7 +1,7 @@
 """Single-fact questions about one abstract, worded with the words list questions use (plural heads,
 partitives, requests, digest nouns): the shape detector's over-reads (helper A3, session 9, #21).
 
-    python -m evals.lists_shape_facts build [--data-dir D]  # -> evals/datasets/shape_facts_written.jsonl (checks every anchor)
+    python -m evals.lists_shape_facts build [--data-dir D]  # -> datasets/shape_facts_written.jsonl (checks every anchor), lists_absent_written.jsonl
     python -m evals.lists shapes                            # the detector's confusion, this split included
     assistant eval --dataset shape_facts_written            # the answers' shapes (a fact must stay a fact)
 
@@ -11,6 +11,12 @@ datasets was X evaluated on?", "Which of the two … is faster?", "What are the 
 not from the shape detector's frames nor any evaluation question. Each question's gold is one work:
 its anchor is a verbatim phrase of that abstract, and ``build`` refuses an anchor that no stored
 abstract, or more than one work, holds. Tuning data for the shape detector, never a judge.
+
+``lists_absent_written.jsonl`` (``PA*``, type ``list_absent``, gold empty): list questions, written
+by the same hand, about a method the corpus studies applied to a domain no abstract names (each
+domain word checked absent from every abstract, or, for the last ten, every word written but no
+abstract holding both the method and the domain); the honest answer lists nothing or says none. The
+list fit (``python -m evals.lists fit``) reads them beside lists_written's absent topics.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ import json
 import sys
 from typing import Any
 
-from evals.data import SHAPE_FACTS_WRITTEN_PATH, resolve_anchors
+from evals.data import LISTS_ABSENT_WRITTEN_PATH, SHAPE_FACTS_WRITTEN_PATH, resolve_anchors
 
 MADE = ("hand-written by helper A3 (session 9, #21): single-fact questions about one abstract worded with list-looking "
         "words (plural heads, partitives, requests, digest nouns), written from reading each gold abstract, not from the "
@@ -61,6 +67,43 @@ QUESTIONS = [
  ("Which is faster at 8k context, TTT-Linear or Transformer?", "With preliminary systems optimization, TTT-Linear is already faster than Transformer"),
 ]
 
+MADE_ABSENT = ("hand-written by helper A3 (session 9, #21): list questions about a subject no abstract is about, a method the "
+               "collection has applied to a domain it never names (or names only apart from that method); checked against every abstract; "
+               "gold empty (listing nothing, or saying none, is right); tuning data, never a judge")
+# A method or model family the corpus studies, applied to a domain no abstract names: the trap is a list of
+# neighbours by meaning (the method's papers) given as the answer.
+ABSENT = [
+    "Which papers use transformers to detect credit card fraud?",
+    "Are there papers applying Mamba to stock price prediction?",
+    "Which abstracts use attention models for dialect identification?",
+    "Any work on large language models for legal contract review?",
+    "Which papers apply vision transformers to agricultural field images?",
+    "What papers here use state space models for weather forecasting?",
+    "Which papers detect sarcasm with pretrained language models?",
+    "Do any papers here use diffusion models for surgical video?",
+    "Which papers use transformers to predict emoji in tweets?",
+    "List the papers on reinforcement learning for wildlife conservation.",
+    "Which works use graph neural networks for earthquake detection?",
+    "Which papers use knowledge distillation for seismic imaging?",
+    # every word written somewhere, the pair in no abstract (each checked: no abstract holds both the method
+    # and the domain): the neighbours by meaning are the method's papers
+    "Which papers use Mamba for protein structure prediction?",
+    "Which papers apply reinforcement learning to music generation?",
+    "Which papers use diffusion models for speech recognition?",
+    "Which papers use knowledge distillation for time series forecasting?",
+    "Which papers apply mixture-of-experts models to handwriting recognition?",
+    "Do any papers here use state space models to play chess?",
+    "Which papers combine graph neural networks with tabular data?",
+    "Which papers fine-tune with LoRA for drug discovery?",
+    "Which papers use speculative decoding for speech synthesis?",
+    "Which papers apply vision transformers to sign language recognition?",
+]
+
+
+def absent_rows() -> list[dict[str, Any]]:
+    return [{"id": f"PA{i:03d}", "question": q, "type": "list_absent", "shape": "list", "split": "lists_absent_written",
+             "gold_anchors": [], "key_points": [], "previous": None, "made": MADE_ABSENT} for i, q in enumerate(ABSENT, 1)]
+
 
 def rows() -> list[dict[str, Any]]:
     return [{"id": f"SF{i:03d}", "question": q, "type": "fact_written", "shape": "fact", "split": "shape_facts_written",
@@ -77,7 +120,8 @@ def build(data_dir: str | None = None) -> dict[str, Any]:
     if problems:
         raise SystemExit("\n".join(problems))
     SHAPE_FACTS_WRITTEN_PATH.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made), encoding="utf-8")
-    return {"rows": len(made), "path": str(SHAPE_FACTS_WRITTEN_PATH)}
+    LISTS_ABSENT_WRITTEN_PATH.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in absent_rows()), encoding="utf-8")
+    return {"rows": len(made), "path": str(SHAPE_FACTS_WRITTEN_PATH), "absent": len(ABSENT), "absent_path": str(LISTS_ABSENT_WRITTEN_PATH)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -303,11 +303,15 @@ def test_the_fit_chooses_the_rule_by_meaning_for_topics_no_candidate_writes() ->
     term = {"gold": {"a"}, "cands": [(1.0, 0.6, "a", 0), (0.2, 0.5, "b", 1)]}
     users = {"gold": {"x", "y"}, "cands": [(0.2, 0.6, "x", 0), (0.1, 0.55, "y", 1), (0.1, 0.2, "z", 2), (0.3, 0.58, "q", 9)]}
     absent = {"gold": set(), "cands": [(0.1, 0.3, "p", 0), (0.1, 0.28, "r", 1)]}
-    w, t, k, ratio, floor = LR.best_params([term, users, absent])
+    w, t, k, ratio, floor, unwritten = LR.best_params([term, users, absent])
     assert set(LR._pick(term, w, t, 0, k, ratio, floor)) == {"a"}  # a written topic keeps the term rule
     assert set(LR._pick(users, w, t, 0, k, ratio, floor)) == {"x", "y"}
     assert LR._pick(absent, w, t, 0, k, ratio, floor) == [] and LR._f1([], set()) == 1.0 and LR._f1(["p"], set()) == 0.0
-    assert LR.best_params([term, users, absent], meaning=False)[2:] == (0, 1.0, 0.0)
+    assert LR.best_params([term, users, absent], meaning=False)[2:] == (0, 1.0, 0.0, True)
+    named_nowhere = {"gold": set(), "unwritten": ["dialect"], "cands": [(0.1, 0.7, "n", 0), (0.1, 0.68, "m", 1)]}
+    assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, True) == ["n", "m"]  # by meaning, under a statement
+    assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, False) == []  # a word no abstract writes: nothing listed
+    assert LR.best_params([term, users, absent, named_nowhere])[5] is False  # listing the neighbours costs F1
     assert LR._pick(users, 0.6, 0.61) == []  # the rule fitted on terms alone: the users' wording reaches no cut-off
 
 
@@ -366,9 +370,14 @@ def test_a_list_whose_topic_has_a_word_no_abstract_writes_says_none_and_refuses(
     assert ans.text.startswith("No abstract in the collection mentions 'volcano' or 'eruption', so none is about")
 
 
-def test_neighbours_by_meaning_of_an_unwritten_topic_come_under_a_statement(corpus: Assistant) -> None:
+def test_neighbours_by_meaning_of_an_unwritten_topic_come_under_a_statement(corpus: Assistant, monkeypatch: pytest.MonkeyPatch) -> None:
     """By meaning, diffusion abstracts are close to "diffusion models for dental images"; none writes
-    "dental", so the list opens by saying so: they are neighbours, not the answer."""
+    "dental": by default (``meaning_unwritten`` False, fitted) nothing is listed and the answer says
+    so; allowed by meaning, the list opens by saying so: they are neighbours, not the answer."""
+    refused = corpus.ask("Which papers use diffusion models for dental images?")
+    assert refused.refused and not refused.citations and refused.text.startswith("No abstract in the collection mentions 'dental'")
+    monkeypatch.setattr(corpus.settings.collection, "meaning_unwritten", True)
+    monkeypatch.setattr(corpus.settings.collection, "meaning_floor", 0.0)  # whatever the best cosine
     ans = corpus.ask("Which papers use diffusion models for dental images?")
     cited = [i for i in ans.items if i.cited]
     assert ans.shape == "list" and cited and not ans.refused
