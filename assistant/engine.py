@@ -75,6 +75,7 @@ class Turn:
     decision: decision_mod.Decision | None = None
     filters: Filters | None = None  # retrieval ranks within the abstracts these admit (assistant/filters.py)
     answers: list[bool] = field(default_factory=list)  # each abstract read passes the answer bar on its own
+    relevances: list[float] = field(default_factory=list)  # each abstract read: the decision's relevance on its own
 
 
 class AnswerEngine:
@@ -164,10 +165,12 @@ class AnswerEngine:
         missing = missing_names(resolved, [d.original for d, _ in turn.hits])
         cfg = self.settings.decision
         turn.decision = decision_mod.decide(feats, missing, cfg)
-        # the bar a further abstract must pass to be cited: its own evidence would be answered
-        turn.answers = [turn.decision.relevance >= cfg.caveat_below] + [decision_mod.relevance(decision_mod.features_of(
+        # each abstract's relevance as if it were the only one found: the bar a further abstract
+        # must pass to be cited (extractive.choose, settings.answer.further_relevance)
+        turn.relevances = [turn.decision.relevance] + [decision_mod.relevance(decision_mod.features_of(
             j, ids, turn.lists, lexical[j], turn.evidence, read_lexical, visible, rare), cfg.weights(), cfg.bias)
-            >= cfg.caveat_below for j in range(1, len(read))]
+            for j in range(1, len(read))]
+        turn.answers = [r >= self.settings.answer.further_relevance for r in turn.relevances]
         turn.timings["evidence"] = time.perf_counter() - t
 
     # --- outcomes -------------------------------------------------------------------------------

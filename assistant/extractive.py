@@ -3,20 +3,31 @@ with its citation. No LLM; also the fallback when a model fails.
 
 A sentence's value is its evidence score (term overlap and cosine with the question) plus a
 prior for how well its abstract was retrieved. Composition follows how an abstract is written —
-context first ("In recent years, ...", "X has become ..."), then "we propose / we show", then
-results:
+context first ("In recent years, ...", "X has become ..."), then the authors' own voice ("we
+propose / we show", "this paper ..."), then results:
 
-- **Lead with the answer.** The sentence of highest value leads, except background: the sentence
-  that opens its abstract and holds none of the question's content terms. Its closeness to the
-  question is the topic's (it sets the scene every paper of the field shares), not an answer, so
-  it never leads and is not taken as support either (unless it is all the evidence there is).
-- **Then its support**: up to ``top_doc_sentences - 1`` further sentences of the same abstract,
-  in reading order.
+- **The abstract of the best sentence answers.** Its lead is its best sentence with each
+  *context* sentence (``context``: those before the abstract's first sentence in its own voice)
+  counted at ``context_weight`` of its value: the scene every paper of the field shares is not
+  what this one found, so the contribution or result that states the answer leads (issue 19:
+  "opening with background"). The weight only orders sentences within the abstract; which
+  abstract answers is decided by the undiscounted values.
+- **Background never leads**: the sentence that opens its abstract and holds none of the
+  question's content terms is not taken as support either (unless it is all the evidence there is).
 - **A further abstract is cited only where it answers itself**: its own evidence passes the
-  answer bar of the decision (``answers[i]``, computed by the engine with the fitted decision:
-  the abstract's features as if it were the only one found) and its best sentence comes close to
-  the lead (``other_doc_share``). One source or several follows from the evidence, never a fixed
-  count; a neighbour that only shares the topic is not cited as filler.
+  answer bar (``answers[i]``: the decision's relevance of the abstract as if it were the only one
+  found, at least ``further_relevance``; computed by the engine) and its best sentence comes close
+  to the lead (``other_doc_share``). One source or several follows from the evidence, never a
+  fixed count; a neighbour that only shares the topic is not cited as filler.
+- **Then the first abstract's support** takes the slots left: up to ``top_doc_sentences - 1``
+  further sentences of it, ``max_sentences`` in all, in reading order. A slot no further abstract
+  earns goes to the answering abstract, whose next sentences hold the rest of what it says.
+
+Measured on the tuning sets' fact questions (``python -m evals.fit answer``, evals/fits/answer.json):
+of the answers citing more than one abstract, a further abstract was gold 42 times in 407 (filler
+the rest; the fact questions that ask about several works are few: dev's multi-paper questions are
+lists, composed by assistant/collection.py); the relevance of a further abstract on its own does not
+separate gold from filler (medians 0.37 vs 0.37), so the share rule and the slot order carry the fit.
 
 **The second look** (``second_look``): before the decision and the answer, the abstracts read for
 evidence are re-ranked by a mix of their fused retrieval score and their best evidence sentence.
@@ -34,6 +45,9 @@ from typing import Any
 
 from assistant.evidence import Evidence, Sentence, terms
 
+# the authors' own voice, where an abstract's contribution begins: the first person, or the
+# work named as "this paper / work / study ..." (how abstracts in English introduce what they do)
+_OWN = re.compile(r"\b(?:we|our|us)\b|\bth(?:is|e\s+present)\s+(?:paper|work|study|article|report|thesis|letter)\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 # English asks for a quantity with "how many / how much" and "what number / percentage / fraction /
 # proportion / share of"; an answer states one as a number ("by how large a value is" is a clause
@@ -77,40 +91,58 @@ def background(evidence: Evidence) -> set[int]:
     return {j for j in first.values() if evidence.sentences[j].lexical == 0.0}
 
 
+def context(evidence: Evidence) -> set[int]:
+    """Indices (into ``evidence.sentences``) of context sentences: those of an abstract before the
+    first one in its authors' own voice (``_OWN``: "we ...", "our ...", "this paper ..."). An
+    abstract is written context -> contribution -> results; until the authors speak of their own
+    work it describes the field (what every paper on the topic shares), not what this one found.
+    An abstract that never speaks in its own voice has no sentence marked."""
+    by_doc: dict[int, list[int]] = {}
+    for j, s in enumerate(evidence.sentences):
+        by_doc.setdefault(s.doc_index, []).append(j)
+    out: set[int] = set()
+    for js in by_doc.values():
+        js.sort(key=lambda j: evidence.sentences[j].start)
+        own = next((n for n, j in enumerate(js) if _OWN.search(evidence.sentences[j].text)), 0)
+        out.update(js[:own])
+    return out
+
+
 def choose(evidence: Evidence, hit_scores: list[float], cfg: Any, answers: list[bool] | None = None) -> list[Sentence]:
     """The sentences to answer with: the answering sentence first, then its support from the same
     abstract (reading order), then one sentence of each further abstract that answers itself.
     ``cfg`` is ``settings.answer``; ``answers[i]``: abstract i passes the answer bar on its own
-    (None: only the ``other_doc_share`` rule decides, as before the bar existed)."""
+    (None: only the ``other_doc_share`` rule decides). The abstract is chosen by its best sentence;
+    within it, context sentences count ``cfg.context_weight`` of their value; the further
+    abstracts that answer are cited first and the first abstract's support takes the slots left
+    (at most ``top_doc_sentences`` from it, ``max_sentences`` in all)."""
     if not evidence.sentences:
         return []
+    sents = evidence.sentences
     best_hit = max(hit_scores, default=0.0) or 1.0
     scene = background(evidence)
 
-    def value(j: int) -> float:
-        s = evidence.sentences[j]
-        return s.score(cfg.lexical_weight) + cfg.retrieval_prior * hit_scores[s.doc_index] / best_hit
+    def raw(j: int) -> float:
+        return sents[j].score(cfg.lexical_weight) + cfg.retrieval_prior * hit_scores[sents[j].doc_index] / best_hit
 
-    ranked = sorted(range(len(evidence.sentences)), key=lambda j: (j in scene, -value(j)))
-    lead = ranked[0]
-    top, first = value(lead), evidence.sentences[lead].doc_index
-    support: list[int] = []
+    ranked = sorted(range(len(sents)), key=lambda j: (j in scene, -raw(j)))
+    top, first = raw(ranked[0]), sents[ranked[0]].doc_index
     others: list[int] = []
-    seen_docs = {first}
     for j in ranked[1:]:
-        s = evidence.sentences[j]
-        if j in scene or 1 + len(support) + len(others) >= cfg.max_sentences:
+        d = sents[j].doc_index
+        if (j in scene or d == first or any(sents[o].doc_index == d for o in others)
+                or 1 + len(others) >= cfg.max_sentences):
             continue
-        if s.doc_index == first:
-            if len(support) < cfg.top_doc_sentences - 1:
-                support.append(j)
-        elif s.doc_index not in seen_docs and value(j) >= top * cfg.other_doc_share and (
-                answers is None or (s.doc_index < len(answers) and answers[s.doc_index])):
-            seen_docs.add(s.doc_index)
+        if raw(j) >= top * cfg.other_doc_share and (answers is None or (d < len(answers) and answers[d])):
             others.append(j)
-    support.sort(key=lambda j: evidence.sentences[j].start)
-    others.sort(key=lambda j: evidence.sentences[j].doc_index)
-    return [evidence.sentences[j] for j in [lead, *support, *others]]
+    scene_ctx = context(evidence) if cfg.context_weight < 1.0 else set()
+    own = sorted((j for j in range(len(sents)) if sents[j].doc_index == first),
+                 key=lambda j: (j in scene, -raw(j) * (cfg.context_weight if j in scene_ctx else 1.0)))
+    lead, rest = own[0], [j for j in own[1:] if j not in scene]
+    support = sorted(rest[: max(0, min(cfg.top_doc_sentences - 1, cfg.max_sentences - 1 - len(others)))],
+                     key=lambda j: sents[j].start)
+    others.sort(key=lambda j: sents[j].doc_index)
+    return [sents[j] for j in [lead, *support, *others]]
 
 
 def draft(chosen: list[Sentence]) -> str:

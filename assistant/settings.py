@@ -213,6 +213,8 @@ class AnswerSettings(BaseModel):
     retrieval_prior: float = 0.6  # weight of the abstract's fused rank score; fit: evals/fits/answer.json
     top_doc_sentences: int = 3  # sentences taken from the best abstract; fit: evals/fits/answer.json
     other_doc_share: float = 0.8  # another abstract's sentence needs this share of the best; fit
+    context_weight: float = 1.0  # value of a context sentence (before the abstract's own voice) within its abstract
+    further_relevance: float = 0.1775  # a further abstract is cited only when its own relevance (the decision's, as if found alone) reaches this
     max_sentences: int = 4  # sanity bound: a few sentences, as the product promises
     max_question_chars: int = 1000  # longer questions are cut (the answer says so); sanity bound
     short_question_terms: int = 8  # a follow-up is short: a pronoun in a longer question refers inside it

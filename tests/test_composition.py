@@ -15,7 +15,8 @@ from assistant.engine import NO_FIGURE
 from assistant.evidence import Evidence, Idf, Sentence, terms
 from assistant.extractive import background, choose, quantity_unstated, unstated
 
-CFG = SimpleNamespace(lexical_weight=0.5, retrieval_prior=0.0, top_doc_sentences=3, other_doc_share=0.5, max_sentences=4)
+CFG = SimpleNamespace(lexical_weight=0.5, retrieval_prior=0.0, top_doc_sentences=3, other_doc_share=0.5, max_sentences=4,
+                      context_weight=1.0)
 DEV = Path(__file__).resolve().parent.parent / "evals" / "datasets" / "dev.jsonl"
 
 
