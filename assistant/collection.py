@@ -24,10 +24,10 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   closing line counts them. A topic with a word no abstract writes in any spelling
   (``topics.unwritten``: "dialect" in "attention models for dialect identification") is written by
   none: when nothing is listed the answer is a refusal that says so ("No abstract in the collection
-  mentions 'dialect', so none is about …") with the closest three, and so it is whatever the rule
-  by meaning would list (``meaning_unwritten`` False, fitted by the same CV); allowed, that list
-  comes under the statement ("… the 8 closest in meaning are listed, which may not be about it"),
-  never as the answer.
+  mentions 'dialect', so none is about …") with the closest three; what the rule by meaning lists
+  for it (``meaning_unwritten``, fitted True by the same CV; off: nothing, the refusal) comes under
+  the statement ("… the 8 closest in meaning are listed, which may not be about it"), never as the
+  answer.
 - **follow-up** on a list ("which of these report speed-ups?"): the abstracts of the previous
   list (read back from the conversation's last answer) are scored against the filter — lexically
   for its topic, by their sentences' vectors for the filter as asked — and only they can be

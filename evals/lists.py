@@ -335,7 +335,7 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
               "chosen": dict(zip(PARAMS, p, strict=True)), "folds": per_fold,
               "held_out": {k: _summary([f[k] for f in per_fold]) for k in _RP},
               "held_out_by_type": {ty: {k: _summary([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]])
-                                        for k in (_RP if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing",))}
+                                        for k in (_RP if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing", "said_none"))}
                                    for ty in types},
               "settings_now": {ty: _rp([f for f in feats if f["type"] == ty], *now) for ty in types},
               "old_rule": {ty: _rp([f for f in feats if f["type"] == ty], *now[:3]) for ty in types},

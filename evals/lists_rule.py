@@ -47,8 +47,21 @@ def _f1(picked: list[str], gold: set[str]) -> float:
     return 2 * r * p / (r + p) if p is not None and r + p else 0.0
 
 
+def _said_none(f: dict[str, Any], *params: Any) -> bool:
+    """The answer to a question says that no abstract is about its topic: nothing listed, or a topic
+    with a word no abstract writes, whose list (when ``unwritten`` lets it go by meaning) opens with
+    "No abstract in the collection mentions W" (assistant.collection)."""
+    return bool(f.get("unwritten")) or not _pick(f, *params)
+
+
+def _score(f: dict[str, Any], *params: Any) -> float:
+    """F1 of the listed works; for a topic no abstract is about (no gold), 1 when the answer says so
+    (``_said_none``: an honest statement above the neighbours is the right answer too)."""
+    return float(_said_none(f, *params)) if not f["gold"] else _f1(_pick(f, *params), f["gold"])
+
+
 def _mean_f1(feats: list[dict[str, Any]], *params: Any) -> float:
-    return sum(_f1(_pick(f, *params), f["gold"]) for f in feats) / len(feats) if feats else 0.0
+    return sum(_score(f, *params) for f in feats) / len(feats) if feats else 0.0
 
 
 _RP = ("recall", "precision", "baseline_recall", "baseline_precision")
@@ -60,7 +73,8 @@ def _rp(feats: list[dict[str, Any]], *params: Any) -> dict[str, float]:
     if not feats:
         return {}
     if not any(f["gold"] for f in feats):
-        return {"listed_nothing": _summary([float(not _pick(f, *params)) for f in feats])[0]}
+        return {"listed_nothing": _summary([float(not _pick(f, *params)) for f in feats])[0],
+                "said_none": _summary([float(_said_none(f, *params)) for f in feats])[0]}
     held = [scores(_pick(f, *params), f["gold"]) for f in feats]
     base = [scores(f["baseline"], f["gold"]) for f in feats]
     return {"recall": _summary([r for r, _ in held])[0], "precision": _summary(_defined([p for _, p in held]))[0],

@@ -311,7 +311,9 @@ def test_the_fit_chooses_the_rule_by_meaning_for_topics_no_candidate_writes() ->
     named_nowhere = {"gold": set(), "unwritten": ["dialect"], "cands": [(0.1, 0.7, "n", 0), (0.1, 0.68, "m", 1)]}
     assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, True) == ["n", "m"]  # by meaning, under a statement
     assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, False) == []  # a word no abstract writes: nothing listed
-    assert LR.best_params([term, users, absent, named_nowhere])[5] is False  # listing the neighbours costs F1
+    assert LR._score(named_nowhere, w, t, 0, k, ratio, floor, True) == 1.0  # the statement above them says none
+    worded_apart = {"gold": {"g"}, "unwritten": ["photos"], "cands": [(0.1, 0.7, "g", 0), (0.1, 0.3, "o", 1)]}
+    assert LR.best_params([term, users, absent, named_nowhere, worded_apart])[5] is True  # its list finds the gold
     assert LR._pick(users, 0.6, 0.61) == []  # the rule fitted on terms alone: the users' wording reaches no cut-off
 
 
@@ -371,12 +373,11 @@ def test_a_list_whose_topic_has_a_word_no_abstract_writes_says_none_and_refuses(
 
 
 def test_neighbours_by_meaning_of_an_unwritten_topic_come_under_a_statement(corpus: Assistant, monkeypatch: pytest.MonkeyPatch) -> None:
-    """By meaning, diffusion abstracts are close to "diffusion models for dental images"; none writes
-    "dental": by default (``meaning_unwritten`` False, fitted) nothing is listed and the answer says
-    so; allowed by meaning, the list opens by saying so: they are neighbours, not the answer."""
+    """None writes "dental" in "diffusion models for dental images": when nothing is close enough by
+    meaning (the fitted floor) the answer says so; listed by meaning (``meaning_unwritten``, fitted
+    True), the list opens by saying so: they are neighbours, not the answer."""
     refused = corpus.ask("Which papers use diffusion models for dental images?")
     assert refused.refused and not refused.citations and refused.text.startswith("No abstract in the collection mentions 'dental'")
-    monkeypatch.setattr(corpus.settings.collection, "meaning_unwritten", True)
     monkeypatch.setattr(corpus.settings.collection, "meaning_floor", 0.0)  # whatever the best cosine
     ans = corpus.ask("Which papers use diffusion models for dental images?")
     cited = [i for i in ans.items if i.cited]
