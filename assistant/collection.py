@@ -351,14 +351,11 @@ def _with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
     if turn.backend == "extractive" or not answer.citations:
         return answer
     from assistant.backends import LLMError
-    from assistant.prompts import render
 
-    shown = [i for i in answer.items if i.cited][: engine.settings.collection.overview_max]
-    blocks = "\n".join(render("source_block", n=str(i.n), label=i.label, evidence=f"{i.text} {i.reports}".strip()) for i in shown)
-    messages = [{"role": "user", "content": render(PROMPTS[answer.shape], question=answer.question, sources=blocks)}]
+    t = time.perf_counter()
     try:
         model = engine.model_factory(turn.backend, engine.settings)
-        raw = model.complete(messages, max_tokens=engine.settings.max_answer_tokens, temperature=engine.settings.temperature)
+        raw = _summary_reply(engine, turn, answer, model)
     except (LLMError, RuntimeError, ValueError) as exc:
         answer.fallback_reason = f"{SUMMARY_FAILED.format(backend=turn.backend)} ({exc})"
         return answer
@@ -369,6 +366,7 @@ def _with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
         if s.supported and s.citations:
             s.citations = [result.order[c - 1] + 1 for c in s.citations]  # back to the list's numbers
             kept.append(s)
+    turn.timings["summary"] = time.perf_counter() - t
     if not kept:
         answer.fallback_reason = SUMMARY_FAILED.format(backend=turn.backend)
         return answer
@@ -377,6 +375,31 @@ def _with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
     summary = " ".join(s.text + "".join(f"[{n}]" for n in s.citations) for s in kept)
     answer.text, answer.sentences = f"{summary}\n\n{answer.text}", kept + answer.sentences
     return answer
+
+
+def _summary_reply(engine: Any, turn: Any, answer: Answer, model: Any) -> str:
+    """The model's synthesis. A "lead" backend (the local default) writes ONE sentence in the
+    lead's frame, from the first few items clipped (``prompts.summary_messages``: its prompt head is
+    cached since warm-up), stopped once that sentence is complete: the full prompt (up to 8 items,
+    whole sentences) and a 300-token reply took p50 33.7 s on the local model (docs/local-model.md,
+    "Latency, session 9"). Other backends get every shown item whole, by shape (prompts/answer_list.txt,
+    answer_compare.txt, answer_overview.txt)."""
+    from assistant.prompts import first_cited_sentence, render, summary_messages
+
+    cfg, settings = engine.settings.prompts, engine.settings
+    cited = [i for i in answer.items if i.cited]
+    if cfg.design(turn.backend) != "lead":
+        blocks = "\n".join(render("source_block", n=str(i.n), label=i.label, evidence=f"{i.text} {i.reports}".strip())
+                           for i in cited[: settings.collection.overview_max])
+        messages = [{"role": "user", "content": render(PROMPTS[answer.shape], question=answer.question, sources=blocks)}]
+        return model.complete(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature)
+    text = ""
+    for delta in model.stream(summary_messages(answer.shape, answer.question, cited, cfg),
+                              max_tokens=cfg.summary_tokens, temperature=settings.temperature):
+        text += delta
+        if (done := first_cited_sentence(text)) is not None:
+            return done
+    return text.strip()
 
 
 __all__ = ["LIST", "OVERVIEW", "Candidate", "candidates", "previous_list", "rescored", "shaped_answer"]

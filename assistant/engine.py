@@ -271,7 +271,10 @@ class AnswerEngine:
         numbered = choose(turn.evidence, [sc for _, sc in turn.hits], answer_cfg, turn.answers or None)
         if not numbered:
             raise ValueError("no evidence sentence to show the model")
-        messages = numbered_messages(design, turn.evidence.question, numbered, labels, cfg)
+        # the lead is written from the first ``lead_shown`` of them (extraction's best first);
+        # all are quoted under it (_composed)
+        shown = numbered[: cfg.lead_shown] if design == "lead" else numbered
+        messages = numbered_messages(design, turn.evidence.question, shown, labels, cfg)
         return messages, [], numbered, cfg.lead_tokens if design == "lead" else cfg.pick_tokens
 
     def _composed(self, design: str, raw: str, numbered: list[Any], turn: Turn) -> tuple[str, bool]:
@@ -283,7 +286,7 @@ class AnswerEngine:
             return (draft(chosen) if chosen else MODEL_REFUSAL), False
         if not raw or MODEL_REFUSAL.lower() in raw.lower():
             return MODEL_REFUSAL, False
-        lead = lead_draft(raw, numbered)
+        lead = lead_draft(raw, numbered[: self.settings.prompts.lead_shown])  # the numbers it was shown
         # a name the lead writes must be written in what it was shown (an abstract or its label):
         # a 1.5B model copies the question's "TEAL++" onto TEAL's sentence, and the support check
         # reads the two as one (measured on generated_unanswerable); without the lead, extraction's

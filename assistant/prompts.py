@@ -197,3 +197,37 @@ def lead_preview(text: str) -> str:
     if "NOT IN SOURCES".startswith(head[:14]):
         return ""
     return head.split("[", 1)[0].rstrip()
+
+
+# --- list / comparison / overview synthesis of a "lead" backend (assistant/collection.py) ---------
+def clipped(text: str, words: int) -> str:
+    """``text`` cut to its first ``words`` words (an ellipsis marks the cut)."""
+    parts = text.split()
+    return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
+
+
+def summary_messages(shape: str, question: str, items: list[Any], cfg: PromptsSection = _DEFAULTS) -> list[dict[str, str]]:
+    """The synthesis request of a list / comparison / overview for a backend answering with the
+    "lead" design, in the lead's frame: its system prompt and the head of its user turn (the bytes
+    the warm-up cached), then the first ``cfg.summary_items`` items, each numbered by its number in
+    the list under its label, its sentence (and a comparison's reported result) clipped to
+    ``cfg.summary_words`` words; the shape's closing instruction (prompts/answer_<shape>_lead.txt)
+    comes last, after the question, as the lead's does."""
+    lines: list[str] = []
+    for item in items[: cfg.summary_items]:
+        said = [clipped(as_data(t), cfg.summary_words) for t in (item.text, item.reports) if t]
+        lines += [f"Paper: {as_data(item.label)}", f"[{item.n}] {' '.join(said)}"]
+    user = render(f"answer_{shape}_lead", sentences="\n".join(lines), question=as_data(question))
+    return [{"role": "system", "content": load_prompt("answer_system_lead")}, {"role": "user", "content": user}]
+
+
+_SENTENCE_DONE = re.compile(r"(\]\s*[.!?]|[.!?]\s*(?:\[\d+\])+)(?=\s+\S)|(?<=\S)\s*\n")
+
+
+def first_cited_sentence(text: str) -> str | None:
+    """The synthesis's first sentence once it is complete (it ends in a full stop with its citation
+    markers, and more text follows, or a line ends); None while it is still being written."""
+    if "[" not in text:
+        return None
+    m = _SENTENCE_DONE.search(text)
+    return text[: m.end(1) if m.group(1) else m.start()].strip() if m else None

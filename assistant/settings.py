@@ -126,6 +126,24 @@ class PromptsSection(BaseModel):
     # first "]" (engine._llm). Sanity bound: 30 words is ~45 tokens; measured: leads generated 5-48
     # tokens (llama.cpp's predicted_n, 16 requests; docs/local-model.md, "Latency"), none reached it.
     lead_tokens: int = 80
+    # Of extraction's sentences (<= 4), how many the model is shown for its lead sentence (the best
+    # one first); all of them are still quoted under it. Reading was ~60% of a lead answer: ~160
+    # uncached tokens per question, ~100 of them the 3 sentences (docs/local-model.md, "Latency,
+    # session 9"). 1 (with the system prompt's 20-word limit, was 30): per request read 160 -> 76,
+    # generated 30 -> 22 (bench_local --answers 10); dev --limit 30 --backend local: key points 0.880
+    # = 0.880, citation precision 0.908 = 0.908, unanswerable refused or caveated 4/5 -> 5/5,
+    # answerable caveated 4 -> 6 of 25 (the model declined 2 more; one had timed out before).
+    lead_shown: int = 1
+    # A list / comparison / overview answer of a "lead" backend: the model writes one synthesis
+    # sentence from the first ``summary_items`` cited items (label + the item's sentence clipped
+    # to ``summary_words`` words), in the lead's frame (its cached system prompt and head), at most
+    # ``summary_tokens`` tokens, stopped at its first complete sentence. Sanity bounds sized to the
+    # goal (local list answer <= 10 s p50 at ~29 ms per token read, ~110 ms per token generated near
+    # idle: ~120 read + <= 64 generated); the full prompt (<= 8 whole items, 300 tokens) took p50 33.7 s.
+    # Measured: docs/local-model.md, "Latency, session 9" (summary_words 16 read 144 but kept 3 of 6).
+    summary_items: int = 3
+    summary_words: int = 24
+    summary_tokens: int = 64
     pick_tokens: int = 16  # answer tokens of a "pick" reply: up to 4 numbers (sanity bound)
 
     def budget(self, backend: str) -> int:

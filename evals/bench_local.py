@@ -2,6 +2,7 @@
 
 Usage: python -m evals.bench_local [--tokens 64] [--threads 1 2] [--chars 1800]
        python -m evals.bench_local --answers 20 --data-dir D   (the default backend end to end)
+       python -m evals.bench_local --lists 8 --data-dir D      (list / compare / overview answers)
 
 The prompt is a synthetic answer request: the local backend's system prompt (as
 :func:`assistant.prompts.system_prompt` gives it) and a user turn of ~``--chars`` characters of
@@ -195,14 +196,77 @@ def bench_answers(n: int, data_dir: str, threads: int) -> None:
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} CPUs")
 
 
+def list_questions(n: int) -> list[str]:
+    """The first ``n`` collection questions, list / compare / overview of the list split and the
+    hand-written lists in turn (tuning data, never the locked one; no follow-ups)."""
+    import json
+    from pathlib import Path
+
+    queues: dict[str, list[str]] = {}
+    for name in ("lists", "lists_written"):
+        path = Path(__file__).resolve().parent / "datasets" / f"{name}.jsonl"
+        for line in path.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line) if line.strip() else {}
+            if r and not r.get("previous"):
+                queues.setdefault(f"{name}:{r.get('shape')}", []).append(r["question"])
+    out: list[str] = []
+    while len(out) < n and any(queues.values()):
+        for q in queues.values():
+            if q and len(out) < n:
+                out.append(q.pop(0))
+    return out
+
+
+def bench_lists(n: int, data_dir: str, threads: int) -> None:
+    """``--lists N``: N collection questions end to end with the default backend, warmed as the
+    page does: per question its shape, whether the model's summary was kept, llama.cpp's counts of
+    the summary request, the collection (list) and summary seconds and the answer's total."""
+    import statistics
+
+    from assistant import Assistant
+    from assistant.backends import local
+
+    load_before = os.getloadavg()
+    assistant = Assistant(data_dir=data_dir, backend="local", local_threads=threads)
+    model = local.LocalChatModel(assistant.settings)
+    for _ in model.stream(warm_messages("local", assistant.settings.prompts), max_tokens=1):
+        pass
+    assistant.ask("What is Ring Attention?")  # untimed: embedder, BM25 index, sentence cache
+    total, rows = [], []
+    print(f"{'shape':>8} {'kept':>4} {'cached':>6} {'read':>5} {'gen':>4} {'list s':>6} {'sum s':>6} {'total s':>7} {'load':>5}")
+    for q in list_questions(n):
+        load = os.getloadavg()[0]
+        ans = assistant.ask(q)
+        t = model.last_timings() if ans.shape != "fact" and ans.citations else {}  # its summary request
+        row = [int(t.get(k, 0)) for k in ("cache_n", "prompt_n", "predicted_n")]
+        kept = ans.shape != "fact" and not ans.fallback_reason
+        total.append(ans.timings.get("total", float("nan")))
+        rows.append(row)
+        print(f"{ans.shape:>8} {'yes' if kept else 'no':>4} {row[0]:>6} {row[1]:>5} {row[2]:>4} "
+              f"{ans.timings.get('collection', float('nan')):>6.2f} {ans.timings.get('summary', float('nan')):>6.2f} "
+              f"{total[-1]:>7.2f} {load:>5.2f}  {q[:60]}")
+    if len(total) > 1:
+        print(f"{len(total)} questions: answer p50 {statistics.median(total):.2f} s, max {max(total):.2f} s")
+    if served := [r for r in rows if r[1] or r[2]]:
+        med = [statistics.median(col) for col in zip(*served, strict=True)]
+        print(f"llama.cpp, median per summary request: {med[0]:.0f} cached, {med[1]:.0f} read, {med[2]:.0f} generated")
+    print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} CPUs")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--threads", type=int, nargs="+", default=[physical_cores()])
     parser.add_argument("--chars", type=int, default=1800, help="evidence characters in the user turn (~400 tokens)")
     parser.add_argument("--answers", type=int, default=0, help="time N answers of the default backend end to end")
-    parser.add_argument("--data-dir", default=None, help="--answers: an ingested data dir")
+    parser.add_argument("--lists", type=int, default=0, help="time N list / compare / overview answers end to end")
+    parser.add_argument("--data-dir", default=None, help="--answers / --lists: an ingested data dir")
     args = parser.parse_args(argv)
+    if args.lists:
+        if not args.data_dir:
+            parser.error("--lists needs --data-dir (an ingested index)")
+        bench_lists(args.lists, args.data_dir, args.threads[0])
+        return
     if args.answers:
         if not args.data_dir:
             parser.error("--answers needs --data-dir (an ingested index)")

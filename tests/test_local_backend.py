@@ -258,6 +258,51 @@ def test_bench_answers_questions_alternate_types_and_skip_unanswerable() -> None
     assert len(questions) == 6 and "unanswerable" not in types and types[0] != types[1] and len(set(types)) == 2
 
 
+def test_bench_lists_cycle_the_collection_shapes_without_follow_ups() -> None:
+    import json
+
+    from evals.bench_local import list_questions
+
+    root = Path(__file__).resolve().parent.parent / "evals" / "datasets"
+    rows = {json.loads(line)["question"]: json.loads(line) for name in ("lists", "lists_written")
+            for line in (root / f"{name}.jsonl").read_text().splitlines() if line.strip()}
+    questions = list_questions(8)
+    shapes = [rows[q]["shape"] for q in questions]
+    assert len(questions) == 8 and not any(rows[q].get("previous") for q in questions)
+    assert {"list", "compare", "overview"} <= set(shapes) and any(rows[q]["type"] == "list_written" for q in questions)
+
+
+def test_a_local_list_summary_reuses_the_warm_up_and_writes_one_short_sentence(model_settings: Settings,
+                                                                              corpus_dir: Path) -> None:
+    """The local list synthesis is read in the lead's frame (prompts.summary_messages): after the
+    warm-up its request reuses the warm-up's tokens (llama.cpp's ``cache_n``), reads only a few
+    clipped items and the question, and generates at most ``summary_tokens``; the list under it
+    is extraction's, and a summary that is kept is one cited sentence about the items shown."""
+    from assistant import Assistant
+    from assistant.prompts import warm_messages
+
+    path = str(local.ensure_model(model_settings))
+    lead = Assistant(data_dir=corpus_dir, backend="local", local_model_path=path)
+    model = local.LocalChatModel(lead.settings)
+    for _ in model.stream(warm_messages("local", lead.settings.prompts), max_tokens=1):
+        pass
+    warmed, cfg = model.last_timings(), lead.settings.prompts
+    question = "Which papers study state space models?"
+    ans = lead.ask(question)
+    listed = lead.ask(question, backend="extractive")
+    t = model.last_timings()
+    assert ans.shape == "list" and [i.doc_id for i in ans.items] == [i.doc_id for i in listed.items]
+    # read: a few clipped items and the question (~180 tokens for 3), well below the ~8 whole items before
+    assert t["cache_n"] >= warmed["prompt_n"] - 5 and 0 < t["prompt_n"] < 300
+    assert t["predicted_n"] <= cfg.summary_tokens
+    if ans.fallback_reason:  # declined or unsupported: the list alone, saying so
+        assert "list alone" in ans.fallback_reason and ans.text == listed.text
+    else:
+        summary, _, rest = ans.text.partition("\n\n")
+        assert rest == listed.text and summary
+        assert set(re.findall(r"\[(\d+)\]", summary)) <= {str(n) for n in range(1, cfg.summary_items + 1)}
+
+
 @pytest.mark.slow
 def test_bench_answers_runs_the_default_end_to_end(corpus_dir: Path, model_settings: Settings, tmp_path: Path) -> None:
     import shutil

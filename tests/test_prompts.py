@@ -4,10 +4,14 @@ the numbered-sentence designs' prompts and parsing."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 from assistant.backends.grammars import grammar_for, pick_grammar
 from assistant.evidence import Sentence
 from assistant.prompts import (
+    clipped,
+    first_cited_sentence,
     fixed_head,
     lead_draft,
     lead_preview,
@@ -15,6 +19,7 @@ from assistant.prompts import (
     numbered_messages,
     picked,
     render,
+    summary_messages,
     system_prompt,
     warm_messages,
 )
@@ -124,3 +129,76 @@ def test_warm_up_head_is_the_fixed_text_before_each_templates_first_placeholder(
     assert warm_messages("openai")[0]["content"] == system_prompt("openai")
     pick = PromptsSection(designs={"local": "pick"})
     assert warm_messages("local", pick)[1]["content"] == fixed_head("answer_user_pick")
+
+
+# --- shorter local prompts (issue #20 / #21 latency; docs/local-model.md) --------------------------
+def test_the_lead_is_written_from_the_first_sentences_shown_and_all_are_quoted(corpus_dir: Path, mock_model: Any) -> None:
+    """``lead_shown`` sentences go to the model (the uncached part of its prompt is read per
+    question); extraction's sentences are all quoted under the lead all the same."""
+    from assistant import Assistant
+
+    question = "What is Ring Attention?"
+    full = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}, "lead_shown": 4})
+    one = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}, "lead_shown": 1})
+    mock_model.enqueue("Ring Attention spreads long sequences over devices. [1]",
+                       "Ring Attention spreads long sequences over devices. [1]")
+    a, b = full.ask(question, backend="mock"), one.ask(question, backend="mock")
+    shown = [re.findall(r"^\[\d+\] ", m[1]["content"], flags=re.M) for m in mock_model.prompts]
+    assert len(shown[0]) >= 2 and shown[1] == ["[1] "]  # the model saw one sentence
+    assert a.text.partition("\n\n")[2] == b.text.partition("\n\n")[2] != ""  # the same quotes
+    assert len(b.sentences) == len(a.sentences) >= 2
+
+
+def test_summary_requests_start_with_the_warm_up_and_show_a_few_clipped_items() -> None:
+    """A "lead" backend's list synthesis shares the lead's cached head (the warm-up's bytes), numbers
+    the items by their list number under their label, shows at most ``summary_items`` of them,
+    each clipped to ``summary_words`` words, and ends with its shape's instruction."""
+    from assistant.types import ListItem
+
+    cfg = PromptsSection(summary_items=2, summary_words=5)
+    long = "one two three four five six seven"
+    items = [ListItem(n=n, doc_id=f"d{n}", label=f"Paper {n}", text=long, source="s", reports="r [9]" if n == 2 else "")
+             for n in (1, 2, 3)]
+    system, head = warm_messages("local", cfg)
+    for shape in ("list", "compare", "overview"):
+        messages = summary_messages(shape, "Which papers study [1] things?", items, cfg)
+        user = messages[1]["content"]
+        assert messages[0] == system and user.startswith(head["content"])
+        assert re.findall(r"^\[(\d)\] (.*)$", user, flags=re.M) == [("1", "one two three four five …"),
+                                                                    ("2", "one two three four five … r (9)")]
+        assert "Paper 3" not in user and "Paper: Paper 2" in user
+        closing = load_prompt(f"answer_{shape}_lead").splitlines()[-1]
+        assert user.splitlines()[-1] == closing and "NOT IN SOURCES" in closing
+        assert user.index("Question: Which papers study (1) things?") < user.index(closing)
+    assert clipped("a b", 5) == "a b" and clipped(" a  b c ", 2) == "a b …"
+
+
+def test_first_cited_sentence_is_known_once_it_is_complete() -> None:
+    assert first_cited_sentence("Both papers study SSMs") is None  # no citation yet
+    assert first_cited_sentence("Both study SSMs [1][2].") is None  # it may go on: "[1][2]. And"
+    assert first_cited_sentence("Both study SSMs [1][2]. They") == "Both study SSMs [1][2]."
+    assert first_cited_sentence("Both study SSMs. [1][3] They") == "Both study SSMs. [1][3]"
+    assert first_cited_sentence("Both study SSMs [1], as Mamba [2] does\n1.") == "Both study SSMs [1], as Mamba [2] does"
+    assert first_cited_sentence("It runs 1.5x faster [2] than") is None  # a decimal point is no full stop
+
+
+def test_a_local_list_summary_is_one_sentence_from_a_few_items(corpus_dir: Path, mock_model: Any) -> None:
+    """With the lead design (the local default) the list's synthesis is the lead's frame, the first
+    few items, stopped after its first complete sentence; the list below it is unchanged."""
+    from assistant import Assistant
+
+    question = "Which papers study state space models?"
+    lead = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}})
+    extractive = lead.ask(question, backend="extractive")
+    first, second = extractive.items[:2]
+    mock_model.enqueue(f"{first.text.rstrip('.')} [1]. {second.text} [2] The moon is cheese [1].")
+    ans = lead.ask(question, backend="mock")
+    system, user = mock_model.prompts[0]
+    assert system["content"] == load_prompt("answer_system_lead")
+    assert len(re.findall(r"^\[\d+\] ", user["content"], flags=re.M)) == lead.settings.prompts.summary_items
+    summary, _, listing = ans.text.partition("\n\n")
+    assert summary.endswith("[1]") and "[2]" not in summary and "cheese" not in ans.text
+    assert listing == extractive.text and ans.fallback_reason is None and "summary" in ans.timings
+    mock_model.enqueue("NOT IN SOURCES")
+    declined = lead.ask(question, backend="mock")
+    assert declined.text == extractive.text and "list alone" in (declined.fallback_reason or "")
