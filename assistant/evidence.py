@@ -66,6 +66,10 @@ class Idf:
     def __call__(self, term: str) -> float:
         return math.log((self.n + 1) / ((self._df(term) or 0) + 0.5))
 
+    def holds(self, term: str) -> bool:
+        """Whether any document of the collection has ``term``."""
+        return bool(self._df(term))
+
 
 def coverage(query_terms: Iterable[str], sentence_terms: set[str], idf: Idf) -> float:
     """IDF-weighted share of the query's content words found in the sentence."""

@@ -44,7 +44,6 @@ the one with a sentence that states it, which the sentence scores see and the fu
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from typing import Any
 
@@ -164,15 +163,13 @@ def unstated(question: str, answer_text: str, idf: Any, n: int = 3) -> list[str]
     sources leave, so it is not named; common words are stop words already (``terms``).
     ``idf``: ``assistant.evidence.Idf``."""
     said = set(terms(answer_text))
-    unused = math.log((idf.n + 1) / 0.5)  # the IDF of a term in no abstract
     found: dict[str, tuple[float, int, str]] = {}
     for pos, m in enumerate(_WORD.finditer(question)):
         stems = terms(m.group(0))
         if not stems or any(t in said for t in stems) or stems[0] in found:
             continue
-        weight = max(idf(t) for t in stems)
-        if weight < unused - 1e-9:
-            found[stems[0]] = (weight, pos, m.group(0))
+        if all(idf.holds(t) for t in stems):
+            found[stems[0]] = (max(idf(t) for t in stems), pos, m.group(0))
     rarest = sorted(found.values(), key=lambda v: -v[0])[:n]
     return [w for _, _, w in sorted(rarest, key=lambda v: v[1])]
 

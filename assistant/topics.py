@@ -11,7 +11,6 @@ is its place in the retriever's fused ranking. When no abstract writes the topic
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -164,10 +163,8 @@ def unwritten(topic: str, idf: Any) -> list[str]:
     terms, ``idf`` of the collection in use): no abstract can be about that subject by its name, so
     whatever is listed for it is a neighbour by meaning at best ("dialect" in "attention models for
     dialect identification" when no abstract has the word)."""
-    never = math.log((idf.n + 1) / 0.5)  # Idf's value for a term no document holds
-
     def absent(word: str) -> bool:
-        return bool(ts := terms(word)) and all(idf(t) >= never - 1e-9 for t in ts)
+        return bool(ts := terms(word)) and not any(idf.holds(t) for t in ts)
 
     words = [w.strip(".;:!?()'\"") for w in _CLAUSE.split(topic, maxsplit=1)[0].split() if not w.lower().endswith("ly")]
     return list(dict.fromkeys(w for w in words if absent(w) and all(absent(v) for v in _spellings(w))))
