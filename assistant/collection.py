@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from assistant.citations import Verifier
+from assistant.collection_summary import with_summary
 from assistant.evidence import terms
 from assistant.grounding import mentioned
 from assistant.grounding import names as name_phrases
@@ -107,13 +108,13 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     cfg = engine.settings.collection
     if shape.kind == COMPARE:
         compared = _compare(engine, base, shape, turn.exclude)
-        return _with_summary(engine, turn, compared) if compared is not None else None
+        return with_summary(engine, turn, compared) if compared is not None else None
     if shape.follow_up:
         docs = _docs_of_quotes(engine, quotes)
         if not docs:
             return None
         picked = _follow_up(engine, base, shape, docs)  # no synthesis of abstracts that do not state the filter
-        return picked if picked.caveat else _with_summary(engine, turn, picked)
+        return picked if picked.caveat else with_summary(engine, turn, picked)
     found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
     missing = decision.missing if decision is not None else []
     if any(not any(mentioned(name, c.doc.original) for c in found) for name in missing):
@@ -149,7 +150,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         # a word of the topic no abstract writes: nothing listed writes the topic, say so before the neighbours
         base.caveat = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}; the "
                        f"{min(len(listed), cap)} closest in meaning to {_topic_text(shape)} are listed, which may not be about it:")
-    return _with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap, meaning))
+    return with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap, meaning))
 
 
 def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:
@@ -336,70 +337,6 @@ def _compare(engine: Any, base: Answer, shape: Shape, exclude: set[str] | None) 
         lines.append(f"None of the abstracts found mentions {', '.join(repr(m) for m in missing)}.")
     base.shape, base.text = COMPARE, "\n".join(lines)
     return base if base.citations else None
-
-
-# --- the LLM backends' synthesis ------------------------------------------------------------------
-PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
-SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
-
-
-def _with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
-    """With an LLM backend, a short synthesis of the listed excerpts above the list (prompt per
-    shape: prompts/answer_list.txt, answer_compare.txt, answer_overview.txt), verified against the
-    cited abstracts like any answer; unsupported sentences are dropped. The list itself stays
-    extracted and verified; when the model fails or declines, it is shown alone, saying so."""
-    if turn.backend == "extractive" or not answer.citations:
-        return answer
-    from assistant.backends import LLMError
-
-    t = time.perf_counter()
-    try:
-        model = engine.model_factory(turn.backend, engine.settings)
-        raw = _summary_reply(engine, turn, answer, model)
-    except (LLMError, RuntimeError, ValueError) as exc:
-        answer.fallback_reason = f"{SUMMARY_FAILED.format(backend=turn.backend)} ({exc})"
-        return answer
-    sources = [c.text for c in answer.citations]
-    result = Verifier(sources, engine.cache, engine.idf(), engine.settings.verify).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
-    kept = []
-    for s in result.sentences:
-        if s.supported and s.citations:
-            s.citations = [result.order[c - 1] + 1 for c in s.citations]  # back to the list's numbers
-            kept.append(s)
-    turn.timings["summary"] = time.perf_counter() - t
-    if not kept:
-        answer.fallback_reason = SUMMARY_FAILED.format(backend=turn.backend)
-        return answer
-    for i, spans in result.evidence.items():
-        answer.citations[i].evidence = sorted({e.start: e for e in answer.citations[i].evidence + spans}.values(), key=lambda e: e.start)
-    summary = " ".join(s.text + "".join(f"[{n}]" for n in s.citations) for s in kept)
-    answer.text, answer.sentences = f"{summary}\n\n{answer.text}", kept + answer.sentences
-    return answer
-
-
-def _summary_reply(engine: Any, turn: Any, answer: Answer, model: Any) -> str:
-    """The model's synthesis. A "lead" backend (the local default) writes ONE sentence in the
-    lead's frame, from the first few items clipped (``prompts.summary_messages``: its prompt head is
-    cached since warm-up), stopped once that sentence is complete: the full prompt (up to 8 items,
-    whole sentences) and a 300-token reply took p50 33.7 s on the local model (docs/local-model.md,
-    "Latency, session 9"). Other backends get every shown item whole, by shape (prompts/answer_list.txt,
-    answer_compare.txt, answer_overview.txt)."""
-    from assistant.prompts import first_cited_sentence, render, summary_messages
-
-    cfg, settings = engine.settings.prompts, engine.settings
-    cited = [i for i in answer.items if i.cited]
-    if cfg.design(turn.backend) != "lead":
-        blocks = "\n".join(render("source_block", n=str(i.n), label=i.label, evidence=f"{i.text} {i.reports}".strip())
-                           for i in cited[: settings.collection.overview_max])
-        messages = [{"role": "user", "content": render(PROMPTS[answer.shape], question=answer.question, sources=blocks)}]
-        return model.complete(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature)
-    text = ""
-    for delta in model.stream(summary_messages(answer.shape, answer.question, cited, cfg),
-                              max_tokens=cfg.summary_tokens, temperature=settings.temperature):
-        text += delta
-        if (done := first_cited_sentence(text)) is not None:
-            return done
-    return text.strip()
 
 
 __all__ = ["LIST", "OVERVIEW", "Candidate", "candidates", "previous_list", "rescored", "shaped_answer"]

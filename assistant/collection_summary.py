@@ -1,0 +1,74 @@
+"""The LLM backends' synthesis above a list / comparison / overview answer (split out of
+assistant/collection.py, which composes the extracted list itself): one short cited summary,
+verified against the listed abstracts like any answer, or the list alone when the model fails."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from assistant.citations import Verifier
+from assistant.shape import COMPARE, LIST, OVERVIEW
+from assistant.types import Answer
+
+PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
+SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
+
+
+def with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
+    """With an LLM backend, a short synthesis of the listed excerpts above the list (prompt per
+    shape: prompts/answer_list.txt, answer_compare.txt, answer_overview.txt), verified against the
+    cited abstracts like any answer; unsupported sentences are dropped. The list itself stays
+    extracted and verified; when the model fails or declines, it is shown alone, saying so."""
+    if turn.backend == "extractive" or not answer.citations:
+        return answer
+    from assistant.backends import LLMError
+
+    t = time.perf_counter()
+    try:
+        model = engine.model_factory(turn.backend, engine.settings)
+        raw = _summary_reply(engine, turn, answer, model)
+    except (LLMError, RuntimeError, ValueError) as exc:
+        answer.fallback_reason = f"{SUMMARY_FAILED.format(backend=turn.backend)} ({exc})"
+        return answer
+    sources = [c.text for c in answer.citations]
+    result = Verifier(sources, engine.cache, engine.idf(), engine.settings.verify).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
+    kept = []
+    for s in result.sentences:
+        if s.supported and s.citations:
+            s.citations = [result.order[c - 1] + 1 for c in s.citations]  # back to the list's numbers
+            kept.append(s)
+    turn.timings["summary"] = time.perf_counter() - t
+    if not kept:
+        answer.fallback_reason = SUMMARY_FAILED.format(backend=turn.backend)
+        return answer
+    for i, spans in result.evidence.items():
+        answer.citations[i].evidence = sorted({e.start: e for e in answer.citations[i].evidence + spans}.values(), key=lambda e: e.start)
+    summary = " ".join(s.text + "".join(f"[{n}]" for n in s.citations) for s in kept)
+    answer.text, answer.sentences = f"{summary}\n\n{answer.text}", kept + answer.sentences
+    return answer
+
+
+def _summary_reply(engine: Any, turn: Any, answer: Answer, model: Any) -> str:
+    """The model's synthesis. A "lead" backend (the local default) writes ONE sentence in the
+    lead's frame, from the first few items clipped (``prompts.summary_messages``: its prompt head is
+    cached since warm-up), stopped once that sentence is complete: the full prompt (up to 8 items,
+    whole sentences) and a 300-token reply took p50 33.7 s on the local model (docs/local-model.md,
+    "Latency, session 9"). Other backends get every shown item whole, by shape (prompts/answer_list.txt,
+    answer_compare.txt, answer_overview.txt)."""
+    from assistant.prompts import first_cited_sentence, render, summary_messages
+
+    cfg, settings = engine.settings.prompts, engine.settings
+    cited = [i for i in answer.items if i.cited]
+    if cfg.design(turn.backend) != "lead":
+        blocks = "\n".join(render("source_block", n=str(i.n), label=i.label, evidence=f"{i.text} {i.reports}".strip())
+                           for i in cited[: settings.collection.overview_max])
+        messages = [{"role": "user", "content": render(PROMPTS[answer.shape], question=answer.question, sources=blocks)}]
+        return model.complete(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature)
+    text = ""
+    for delta in model.stream(summary_messages(answer.shape, answer.question, cited, cfg),
+                              max_tokens=cfg.summary_tokens, temperature=settings.temperature):
+        text += delta
+        if (done := first_cited_sentence(text)) is not None:
+            return done
+    return text.strip()
