@@ -9,7 +9,16 @@ from assistant.export import reference_metadata
 from assistant.hits import to_hit
 from assistant.prompts import count_tokens
 from assistant.store import StoredDoc
-from assistant.types import Answer, Citation
+from assistant.types import (
+    CAVEAT_ASKED_ITEM,
+    CAVEAT_FIGURE,
+    CAVEAT_MISSING_NAME,
+    CAVEAT_MODEL_ABSENCE,
+    CAVEAT_MODEL_DECLINED,
+    CAVEAT_WEAK_MATCH,
+    Answer,
+    Citation,
+)
 from assistant.types import Evidence as EvidenceSpan
 
 REFUSAL_TEXT = "The collection does not answer this question."
@@ -30,6 +39,22 @@ def caveat_text(missing: list[str], model_declined: bool = False, unstated: list
     if unstated:
         return f"The abstracts found may not answer this directly: the closest statements below do not mention {join_names(unstated)}."
     return "The abstracts found may not answer this directly; the closest statements are:"
+
+
+def caveat_kind(missing: bool, model_declined: bool = False, figure: bool = False, absent: bool = False,
+                item: bool = False) -> str:
+    """Which caveat the engine wrote (``Answer.caveat_kind``), in the order engine ``_caveated``
+    chooses its text: the figure, the model's "does not specify X", the asked-for item, a name no
+    source mentions, the model's decline, else the decision's weak match."""
+    if figure:
+        return CAVEAT_FIGURE
+    if absent:
+        return CAVEAT_MODEL_ABSENCE
+    if item:
+        return CAVEAT_ASKED_ITEM
+    if missing:
+        return CAVEAT_MISSING_NAME
+    return CAVEAT_MODEL_DECLINED if model_declined else CAVEAT_WEAK_MATCH
 
 
 def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str:

@@ -240,7 +240,7 @@ def _ask(assistant: Any, question: str, history: list[dict[str, str]], as_json: 
         out = {"question": d["question"], "answer": d["answer"],
                "citations": [{k: c[k] for k in ("n", "doc_id", "label", "text", "source", "evidence")} for c in d["citations"]],
                "refused": d["refused"], "backend": d["backend"], "usage": d["usage"], "timings": d["timings"]}
-        out.update({k: d[k] for k in ("fallback_reason", "standalone_question", "sentences", "closest", "caveat", "fallback_from", "relevance")})
+        out.update({k: d[k] for k in ("fallback_reason", "standalone_question", "sentences", "closest", "caveat", "fallback_from", "relevance", "caveat_kind")})
         out.update({k: d[k] for k in ("shape", "items") if k in d})
         print(json.dumps(out, indent=2, ensure_ascii=False))
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]

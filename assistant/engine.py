@@ -23,6 +23,7 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     REFUSAL_TEXT,
     absence_caveat,
     add_usage,
+    caveat_kind,
     caveat_text,
     citations,
     focus_caveat,
@@ -198,6 +199,7 @@ class AnswerEngine:
             else caveat_text(d.missing, model_declined, gaps)
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
+        answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent), item is not None)
 
     def _refusal(self, base: Answer, turn: Turn) -> Answer:
         base.refused = True
@@ -205,7 +207,7 @@ class AnswerEngine:
         missing = turn.decision.missing if turn.decision else []
         if missing:
             base.text += f" None of the abstracts found mentions {join_names(missing)}."
-            base.caveat = base.text
+            base.caveat, base.caveat_kind = base.text, caveat_kind(missing=True)
         base.closest = [to_hit(doc, score, i + 1) for i, (doc, score) in enumerate(turn.hits[:3])]
         if base.closest:
             base.text += " The closest abstracts are listed below; none of them states it."

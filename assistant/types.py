@@ -8,6 +8,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+# What an answer's caveat (or a refusal's statement) says is missing: ``Answer.caveat_kind``. Public
+# strings (JSON values too): extend, never rename. None: no caveat (or a refusal that names nothing).
+CAVEAT_WEAK_MATCH = "weak_match"  # the decision's weak match: "The abstracts found may not answer this directly ..."
+CAVEAT_ASKED_ITEM = "asked_item"  # assistant/focus.py: "... describe X but do not state the N asked for"
+CAVEAT_FIGURE = "figure"  # extractive.quantity_unstated: "... do not state the number asked for"
+CAVEAT_MODEL_ABSENCE = "model_absence"  # the model's "does not specify X": "... do not state X"
+CAVEAT_MODEL_DECLINED = "model_declined"  # the model's NOT IN SOURCES: "The model found no direct answer ..."
+CAVEAT_MISSING_NAME = "missing_name"  # a name or number of the question no abstract mentions (caveat or refusal)
+CAVEAT_LIST_UNWRITTEN = "list_unwritten"  # a list topic with a word no abstract writes (assistant/collection.py)
+CAVEAT_LIST_BY_MEANING = "list_by_meaning"  # a list found by meaning, not by the topic's words
+CAVEAT_LIST_NONE = "list_none"  # a list question no abstract is about
+CAVEAT_KINDS = (CAVEAT_WEAK_MATCH, CAVEAT_ASKED_ITEM, CAVEAT_FIGURE, CAVEAT_MODEL_ABSENCE, CAVEAT_MODEL_DECLINED,
+                CAVEAT_MISSING_NAME, CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_NONE)
+
 
 @dataclass
 class Hit:
@@ -107,6 +121,7 @@ class Answer:
     relevance: float | None = None  # P(the collection answers the question), assistant/decision.py
     shape: str = "fact"  # fact | list | compare | overview (assistant/shape.py)
     items: list[ListItem] = field(default_factory=list)  # list / compare / overview answers: every abstract found
+    caveat_kind: str | None = None  # which caveat ``caveat`` is (one of CAVEAT_KINDS); None without one
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -28,6 +28,7 @@ def answer_question(assistant: Any, q: Question, query: str, history: list[dict[
     if loo and q.gold and not q.previous:
         held = assistant.ask(q.text, backend=backend, k=k, exclude=set(q.gold))
         rec["loo"] = {"refused": held.refused, "caveated": bool(held.caveat) and not held.refused,
+                      "caveat_kind": held.caveat_kind,
                       "cited_gold": any(c.doc_id in docs and docs[c.doc_id].work_id in q.gold for c in held.citations),
                       "model_declined": held.fallback_reason == DECLINED_REASON,
                       "answer": held.text, "said": _said(held)}
@@ -49,7 +50,7 @@ def answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any]
         1 <= n <= len(ans.citations) for s in ans.sentences for n in s.citations)
     rec: dict[str, Any] = {
         "answer": ans.text, "refused": bool(ans.refused), "backend": ans.backend,
-        "caveated": bool(ans.caveat) and not ans.refused, "relevance": ans.relevance,
+        "caveated": bool(ans.caveat) and not ans.refused, "caveat_kind": ans.caveat_kind, "relevance": ans.relevance,
         "cited_works": cited_works, "n_citations": len(ans.citations), "markers": len(markers),
         "citation_valid": valid if not ans.refused else None,
         "sentences": len(ans.sentences), "supported_sentences": sum(1 for s in ans.sentences if s.supported),
@@ -115,6 +116,9 @@ def agg_answers(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "baseline_citation_precision": mean(r["baseline_citation_precision"] for r in rs if "baseline_citation_precision" in r),
         "fallbacks": sum(1 for a in ans if a.get("fallback_reason")),
         "model_declined": sum(1 for a in ans if a.get("fallback_reason") == DECLINED_REASON),
+        # which caveat hedges a right answer, and which catches an unanswerable one (Answer.caveat_kind)
+        "hedged_by_kind": by_kind([a for a in answerable if a.get("caveated")], len(answerable)),
+        "unanswerable_by_kind": by_kind([a for a in unanswerable if a["refused"] or a.get("caveated")], len(unanswerable)),
     }
     stages = sorted({k for a in ans for k in a["timings"]})
     out["latency"] = {s: {"p50": percentile([a["timings"][s] for a in ans if s in a["timings"]], 50),
@@ -127,13 +131,34 @@ def agg_answers(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def agg_leave_one_out(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Outcomes of the questions asked with their gold work left out ({} when none were)."""
+def kind_of(a: dict[str, Any]) -> str:
+    """An outcome's caveat kind for the by-kind counts: a refusal is "refused" (with the kind it
+    names, "refused:missing_name"); a caveat written before kinds were recorded is "unknown"."""
+    kind = a.get("caveat_kind") or ("" if a.get("refused") else "unknown")
+    return f"refused:{kind}" if a.get("refused") and kind else "refused" if a.get("refused") else kind
+
+
+def by_kind(outcomes: list[dict[str, Any]], n: int) -> dict[str, float]:
+    """The share of ``n`` questions that each caveat kind (or refusal) accounts for."""
+    counts: dict[str, int] = defaultdict(int)
+    for a in outcomes:
+        counts[kind_of(a)] += 1
+    return {k: rate(v, n) for k, v in sorted(counts.items())}
+
+
+def agg_leave_one_out(recs: list[dict[str, Any]], types: bool = True) -> dict[str, Any]:
+    """Outcomes of the questions asked with their gold work left out ({} when none were), with the
+    share each caveat kind catches, overall and (``types``) per question type."""
     held = [r["loo"] for r in recs if "loo" in r]
     if not held:
         return {}
-    return {"n": len(held), "refused": rate(sum(h["refused"] for h in held), len(held)),
+    out = {"n": len(held), "refused": rate(sum(h["refused"] for h in held), len(held)),
             "caveated": rate(sum(h["caveated"] for h in held), len(held)),
             "refused_or_caveated": rate(sum(h["refused"] or h["caveated"] for h in held), len(held)),
             "answered_plainly": rate(sum(not (h["refused"] or h["caveated"]) for h in held), len(held)),
-            "model_declined": rate(sum(bool(h.get("model_declined")) for h in held), len(held))}
+            "model_declined": rate(sum(bool(h.get("model_declined")) for h in held), len(held)),
+            "by_kind": by_kind([h for h in held if h["refused"] or h["caveated"]], len(held))}
+    if types:
+        out["by_type"] = {t: agg_leave_one_out([r for r in recs if r.get("type") == t], types=False)
+                          for t in dict.fromkeys(r["type"] for r in recs if "loo" in r and "type" in r)}
+    return out

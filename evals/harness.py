@@ -205,7 +205,7 @@ def _summary(results: dict[str, Any]) -> dict[str, float]:
         if isinstance(v, float | int) and key != "n":
             flat[f"answers.{key}"] = float(v)
     for key, v in (results.get("leave_one_out") or {}).items():
-        if key != "n":
+        if key != "n" and isinstance(v, float | int):
             flat[f"loo.{key}"] = float(v)
     return flat
 

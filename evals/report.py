@@ -55,9 +55,32 @@ def summary_table(results: dict[str, Any]) -> str:
         lines.append(f"  {t:12s} " + ", ".join(f"{k} {v}" for k, v in row.items()))
     loo = results.get("leave_one_out")
     if loo:
-        lines.append("leave-one-out (gold left out): " + ", ".join(f"{k} {_f(v)}" for k, v in loo.items()))
+        lines.append("leave-one-out (gold left out): " + ", ".join(f"{k} {_f(v)}" for k, v in loo.items() if not isinstance(v, dict)))
+    lines += [f"{label}: {text}" for label, text in kind_rows(results)]
     lines.append(f"run folder: {results.get('run_dir')}")
     return "\n".join(lines)
+
+
+def kinds(shares: dict[str, float] | None) -> str:
+    """ "weak_match 0.035, asked_item 0.005": each caveat kind's share (``evals.answers.by_kind``)."""
+    return ", ".join(f"{k} {_f(v)}" for k, v in sorted((shares or {}).items(), key=lambda kv: -kv[1])) or "none"
+
+
+def kind_rows(results: dict[str, Any]) -> list[tuple[str, str]]:
+    """Which caveat does the hedging and which does the catching (``Answer.caveat_kind``): answerable
+    hedged, unanswerable and leave-one-out refused or caveated, by kind, overall and per type."""
+    ans, loo = results.get("answers") or {}, results.get("leave_one_out") or {}
+    out = []
+    if "hedged_by_kind" in (ans.get("all") or {}):
+        out.append(("answerable hedged by kind", kinds(ans["all"]["hedged_by_kind"])))
+        out += [(f"  {t} hedged by kind", kinds(a.get("hedged_by_kind"))) for t, a in ans.get("by_type", {}).items()
+                if t != "unanswerable" and a.get("hedged_by_kind")]
+        if ans["all"].get("unanswerable_by_kind") is not None and (ans.get("by_type") or {}).get("unanswerable"):
+            out.append(("unanswerable caught by kind", kinds(ans["all"]["unanswerable_by_kind"])))
+    if "by_kind" in loo:
+        out.append(("leave-one-out caught by kind", kinds(loo["by_kind"])))
+        out += [(f"  {t} leave-one-out caught by kind", kinds(v.get("by_kind"))) for t, v in (loo.get("by_type") or {}).items()]
+    return out
 
 
 PER_TYPE = (("answerable_caveated_rate", None, "hedged"), ("false_refusal_rate", None, "refused"),
@@ -116,6 +139,9 @@ def write_report(results: dict[str, Any]) -> str:
         if typed:
             lines += ["", "### Answerable questions per type, beside the naive baseline (in brackets)", ""]
             lines += _table(["type", *typed[0][1]], [[t, *row.values()] for t, row in typed])
+        if kr := kind_rows(r):
+            lines += ["", "### Caveats by kind (`Answer.caveat_kind`: which caveat hedges, which catches)", ""]
+            lines += _table(["outcome", "share of the questions, by kind"], [[k.strip(), v] for k, v in kr])
         lines += ["", "Latency per stage (s):", ""]
         lines += _table(["stage", "p50", "p95"], [[s, _f(v["p50"]), _f(v["p95"])] for s, v in a["latency"].items()])
         tok = a["tokens"]["total"]

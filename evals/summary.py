@@ -6,7 +6,8 @@ hybrid pipeline; paraphrase Recall@5 and multi-paper Recall@10 where the split h
 (refused answerable, unanswerable refused or caveated, citation precision, key points, the
 baseline's key points), leave-one-out outcomes, and for an LLM backend how often the model declined
 and its seconds to the first token and to the whole answer; then per answerable question type the
-hedge rate, refusal rate, citation precision and key points, each beside the naive baseline's. A column is named by split and backend,
+hedge rate, refusal rate, citation precision and key points, each beside the naive baseline's; the
+hedging and the catching by caveat kind (``Answer.caveat_kind``). A column is named by split and backend,
 so runs of one split with different backends (``--backend local|extractive|openai``) sit side by side.
 """
 
@@ -51,10 +52,18 @@ def rows(results: dict[str, Any]) -> dict[str, Any]:
         "answer p50 s": _get(a, "latency", "total", "p50"),
         "baseline citation precision": a.get("baseline_citation_precision"),
     })
+    for kind, v in (a.get("hedged_by_kind") or {}).items():
+        out[f"answerable hedged: {kind}"] = v
+    for kind, v in (a.get("unanswerable_by_kind") or {}).items():
+        out[f"unanswerable caught: {kind}"] = v
+    for kind, v in (_get(results, "leave_one_out", "by_kind") or {}).items():
+        out[f"leave-one-out caught: {kind}"] = v
     for t, at in (_get(results, "answers", "by_type") or {}).items():
         if t == "unanswerable":
             continue
         out[f"{t}: hedged"] = at.get("answerable_caveated_rate")
+        for kind, v in (at.get("hedged_by_kind") or {}).items():
+            out[f"{t}: hedged {kind}"] = v
         out[f"{t}: refused"] = at.get("false_refusal_rate")
         out[f"{t}: citation precision"] = at.get("citation_precision")
         out[f"{t}: baseline citation precision"] = at.get("baseline_citation_precision")

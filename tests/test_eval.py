@@ -166,8 +166,33 @@ def test_leave_one_out_records_whether_the_model_declined(mock_model: MockChatMo
     answer_question(corpus, q, q.text, [], "mock", 5, docs, rec, loo=True)
     assert rec["answer"]["backend"] == "mock" and rec["loo"]["model_declined"] is True
     assert not rec["loo"]["refused"] and rec["loo"]["caveated"]  # a decline is heard: the quote is caveated
+    assert rec["loo"]["caveat_kind"] == "model_declined" and rec["answer"]["caveat_kind"] is None
     assert agg_leave_one_out([rec])["model_declined"] == 1.0
+    assert agg_leave_one_out([{**rec, "type": "lookup"}])["by_kind"] == {"model_declined": 1.0}
+    assert agg_leave_one_out([{**rec, "type": "lookup"}])["by_type"]["lookup"]["by_kind"] == {"model_declined": 1.0}
     assert agg_answers([{**rec, "type": "lookup"}])["model_declined"] == 0
+
+
+def test_hedging_and_catching_are_counted_by_caveat_kind() -> None:
+    from evals.answers import by_kind, kind_of
+    from evals.report import kind_rows
+
+    outcomes = [{"refused": False, "caveated": True, "caveat_kind": "weak_match"},
+                {"refused": False, "caveated": True, "caveat_kind": "asked_item"},
+                {"refused": False, "caveated": True, "caveat_kind": "weak_match"},
+                {"refused": True, "caveated": False, "caveat_kind": "missing_name"},
+                {"refused": True, "caveated": False, "caveat_kind": None}]
+    assert [kind_of(a) for a in outcomes[3:]] == ["refused:missing_name", "refused"]
+    assert by_kind(outcomes[:3], 10) == {"asked_item": 0.1, "weak_match": 0.2}
+    assert kind_of({"refused": False, "caveated": True}) == "unknown"  # a run made before kinds were recorded
+    results = {"answers": {"all": {"hedged_by_kind": {"weak_match": 0.2, "asked_item": 0.1}, "unanswerable_by_kind": {}},
+                           "by_type": {"paraphrase": {"hedged_by_kind": {"weak_match": 0.5}}}},
+               "leave_one_out": {"by_kind": {"refused": 0.3}, "by_type": {"paraphrase": {"by_kind": {"refused": 0.25}}}}}
+    rows = dict(kind_rows(results))
+    assert rows["answerable hedged by kind"] == "weak_match 0.200, asked_item 0.100"
+    assert rows["  paraphrase hedged by kind"] == "weak_match 0.500"
+    assert rows["leave-one-out caught by kind"] == "refused 0.300"
+    assert rows["  paraphrase leave-one-out caught by kind"] == "refused 0.250"
 
 
 def test_summary_puts_backends_of_one_split_side_by_side(tmp_path: Path) -> None:

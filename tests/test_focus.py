@@ -121,3 +121,43 @@ def test_the_caveat_says_what_is_described_only_when_the_sentences_name_it() -> 
     # a neighbour's sentences that never name the question's subject: no claim that they describe it
     assert focus_caveat("new benchmark", []).startswith("The abstracts found do not state the new benchmark asked for")
     assert "the number of GPUs asked for" in focus_caveat("GPUs", ["HyperCLOVA"], quantity=True)
+
+
+# --- which caveat it is (Answer.caveat_kind) ---------------------------------------------------------
+@pytest.mark.parametrize(("question", "kind", "refused"), [
+    ("What is the license of the LASP-2 code?", "asked_item", False),  # LASP-2's abstract states no licence
+    ("How many layers does Ring Attention use?", "figure", False),  # its abstract states no layer count
+    ("How much faster is FlashAttention-3 than LASP-2?", "missing_name", False),  # no abstract names FlashAttention-3
+    ("What accuracy does Zorblax-9 reach on the Quokka benchmark?", "missing_name", True),  # nothing on the topic either
+    ("How do hospitals schedule nurses?", "weak_match", False),  # the closest: a learning-rate schedule
+    ("What mIoU does SETR obtain on ADE20K?", None, False),  # answered plainly: no caveat, no kind
+])
+def test_the_answer_says_which_caveat_it_carries(corpus: Assistant, question: str, kind: str | None, refused: bool) -> None:
+    # fails when the engine leaves the kind unset or names another caveat than the one its text is
+    from assistant.types import CAVEAT_KINDS
+
+    answer = corpus.ask(question)
+    assert answer.refused is refused
+    assert answer.caveat_kind == kind
+    assert (answer.caveat is None) is (kind is None)
+    assert kind is None or kind in CAVEAT_KINDS
+
+
+def test_the_models_kinds_of_caveat(corpus: Assistant, mock_model: Any) -> None:
+    mock_model.enqueue(f"{QUOTE} [1] The abstract does not say whether LASP-2 is open source [1].")
+    assert corpus.ask("Is LASP-2 released as open source?", backend="mock").caveat_kind == "model_absence"
+    mock_model.enqueue("NOT IN SOURCES")
+    declined = corpus.ask("What does LASP-2 reorganize?", backend="mock")
+    assert declined.caveat is not None and declined.caveat_kind == "model_declined"
+
+
+def test_ask_json_carries_the_caveat_kind(corpus_dir: Any) -> None:
+    import json
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "assistant.cli", "ask", "What is the license of the LASP-2 code?", "--json",
+                          "--backend", "extractive", "--data-dir", str(corpus_dir)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["caveat_kind"] == "asked_item" and data["caveat"].startswith("The abstracts found describe LASP-2")
