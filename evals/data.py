@@ -23,6 +23,7 @@ DEV_PATH = DATASETS_DIR / "dev.jsonl"
 GENERATED_PATH = DATASETS_DIR / "generated.jsonl"
 GENERATED_UNANSWERABLE_PATH = DATASETS_DIR / "generated_unanswerable.jsonl"
 CALIBRATION_PATH = DATASETS_DIR / "calibration.jsonl"  # derived from generated + dev (evals/calibration.py)
+PARAPHRASE_WRITTEN_PATH = DATASETS_DIR / "paraphrase_written.jsonl"  # by hand, far from the abstract (evals/paraphrase_written.py)
 LOCKED_PATH = DATASETS_DIR / "locked.jsonl"  # hand-written release test split: never read by tuning code
 LISTS_PATH = DATASETS_DIR / "lists.jsonl"  # list / compare / overview questions made from the corpus (evals/lists.py)
 LISTS_WRITTEN_PATH = DATASETS_DIR / "lists_written.jsonl"  # list questions in a researcher's words, by hand (evals/lists_written.py)
@@ -87,7 +88,7 @@ def _norm(text: str) -> str:
 def resolve_path(name: str) -> tuple[str, Path]:
     """``dev`` -> the dev set; a BEIR folder name under evals/datasets, or a path."""
     named = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
-             "calibration": CALIBRATION_PATH, "locked": LOCKED_PATH,
+             "calibration": CALIBRATION_PATH, "paraphrase_written": PARAPHRASE_WRITTEN_PATH, "locked": LOCKED_PATH,
              "lists": LISTS_PATH, "lists_written": LISTS_WRITTEN_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
     named |= {"overview_written": OVERVIEW_WRITTEN_PATH, "lists_followups_written": FOLLOWUPS_WRITTEN_PATH,
               "shape_facts_written": SHAPE_FACTS_WRITTEN_PATH, "lists_absent_written": LISTS_ABSENT_WRITTEN_PATH}

@@ -43,6 +43,7 @@ from evals.data import (
     DEV_PATH,
     GENERATED_PATH,
     GENERATED_UNANSWERABLE_PATH,
+    PARAPHRASE_WRITTEN_PATH,
     load_for_tuning,
     resolve_anchors,
 )
@@ -64,7 +65,7 @@ def tuning_questions(assistant: Any, sets: list[str], limit: int | None = None,
     are generated ones, kept under their own group). ``followups``: also the questions asked
     after another (``raw["_history"]``: the previous question as the conversation's user turn)."""
     paths = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
-             "calibration": CALIBRATION_PATH}
+             "calibration": CALIBRATION_PATH, "paraphrase_written": PARAPHRASE_WRITTEN_PATH}
     docs = assistant.retriever.docs()
     loaded: list[tuple[str, list[dict[str, Any]]]] = []
     for name in sets:
@@ -211,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default: ./.assistant, ingested if empty)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--scifact-dir", help="retrieval: also fit on SciFact-2101 train, indexed in this data dir")
-    ap.add_argument("--sets", default="dev,generated", help="tuning sets (comma-separated): dev, generated, calibration")
+    ap.add_argument("--sets", default="dev,generated", help="tuning sets (comma-separated): dev, generated, calibration, paraphrase_written")
     ap.add_argument("--out-dir", default=str(FITS_DIR), help="where the fit files go (default evals/fits)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N questions of each set (a smoke run)")
     ap.add_argument("--refuse-rate", type=float, default=0.01, help="policy: share of answerable questions refused")
