@@ -59,6 +59,7 @@ def answer_record(q: Question, ans: Any, docs: dict[str, Any]) -> dict[str, Any]
     }
     if q.answerable and not ans.refused and cited_works:
         rec["citation_precision"] = sum(1 for w in cited_works if w in q.gold) / len(cited_works)
+        rec["first_cited_gold"] = cited_works[0] in q.gold  # a hedge here is a caveat on a right answer
     if q.answerable:
         rec["key_point_coverage"] = key_point_coverage(ans.text if not ans.refused else "", q.key_points)
     return rec
@@ -118,6 +119,9 @@ def agg_answers(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "model_declined": sum(1 for a in ans if a.get("fallback_reason") == DECLINED_REASON),
         # which caveat hedges a right answer, and which catches an unanswerable one (Answer.caveat_kind)
         "hedged_by_kind": by_kind([a for a in answerable if a.get("caveated")], len(answerable)),
+        # the caveat on a right answer (its source [1] is gold) vs on a wrong one, where it is earned
+        "hedged_first_right": rate(sum(1 for a in answerable if a.get("caveated") and a.get("first_cited_gold")), len(answerable)),
+        "hedged_first_wrong": rate(sum(1 for a in answerable if a.get("caveated") and not a.get("first_cited_gold")), len(answerable)),
         "unanswerable_by_kind": by_kind([a for a in unanswerable if a["refused"] or a.get("caveated")], len(unanswerable)),
     }
     stages = sorted({k for a in ans for k in a["timings"]})

@@ -33,9 +33,12 @@ def decision_rows(assistant: Any, sets: list[str], limit: int | None = None,
     for q in tuning_questions(assistant, sets, limit, followups=True):
         runs = [("answerable", None, 1), ("loo", q.gold, 0)] if q.gold else [("unanswerable", None, 0)]
         for kind, exclude, label in runs:
-            d = engine.analyze(q.text, k, exclude=exclude, history=q.raw["_history"]).decision
+            turn = engine.analyze(q.text, k, exclude=exclude, history=q.raw["_history"])
+            d = turn.decision
             rows.append({"id": q.id, "group": q.raw.get("derived_from") or q.id, "set": q.raw["_set"], "type": q.type,
-                         "kind": kind, "label": label, "missing": bool(d.missing), "features": d.features})
+                         "kind": kind, "label": label, "missing": bool(d.missing), "features": d.features,
+                         # the abstract read first is a gold one: the answer shown would be the right one
+                         "first_right": bool(turn.hits) and turn.hits[0][0].work_id in q.gold})
     if cache is not None:
         cache.write_text(json.dumps(rows), encoding="utf-8")
     return rows
@@ -55,6 +58,8 @@ def _held_rates(held: dict[str, list[float]], rows: list[dict[str, Any]], outs: 
         groups.setdefault(r["kind"], []).append(o)
         if r["kind"] == "answerable":
             groups.setdefault(f"answerable[{r['type']}]", []).append(o)
+            if "first_right" in r:  # a hedge on a right answer vs on a wrong one (the first abstract read is not gold)
+                groups.setdefault("answerable[first right]" if r["first_right"] else "answerable[first wrong]", []).append(o)
             groups.setdefault(f"answerable[{r['set']}:{r['type']}]", []).append(o)
         if r["kind"] == "loo":
             groups.setdefault(f"loo[{r['type']}]", []).append(o)
@@ -123,6 +128,7 @@ def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, ca
     rows = decision_rows(assistant, sets, limit, cache)
     log(f"decision: {len(rows)} rows ({sum(r['label'] for r in rows)} answerable)")
     out = fit_rows(rows, FEATURES, k, refuse_rate, caveat_rate, group_caveat_rate)
+    out["settings_now"] = rates_now(rows, k, assistant.settings.decision)
     out["held_out_auc"] = held_out_auc(rows, FEATURES, k)
     out["held_out_auc_vs_loo"] = held_out_auc(rows, FEATURES, k, against="loo")
     more = FEATURES + CANDIDATE_FEATURES
@@ -138,6 +144,23 @@ def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, ca
             "held_out_auc": held_out_auc(rows, feats, k), "held_out_auc_vs_loo": held_out_auc(rows, feats, k, against="loo"),
             **{key: fit["held_out"].get(key) for key in KEY_RATES}, "chosen": fit["chosen"]}
     return out
+
+
+def rates_now(rows: list[dict[str, Any]], k: int, cfg: Any) -> dict[str, Any]:
+    """The constants in use (``cfg``: ``settings.decision``) on the same folds' test rows, nothing
+    fitted: the "before" beside a refit's held-out figures."""
+    from assistant.decision import relevance
+
+    groups = sorted({r["group"] for r in rows})
+    random.Random(SEED).shuffle(groups)
+    fold_of = {g: j % k for j, g in enumerate(groups)}
+    held: dict[str, list[float]] = {}
+    for f in range(k):
+        te = [r for r in rows if fold_of[r["group"]] == f]
+        p = np.asarray([relevance(r["features"], cfg.weights(), cfg.bias) for r in te])
+        _held_rates(held, te, outcomes(p, [r["missing"] for r in te], cfg.refuse_below, cfg.caveat_below,
+                                       cfg.missing_refuse_below))
+    return {"held_out": {key: spread(v) for key, v in sorted(held.items())}}
 
 
 def held_out_auc(rows: list[dict[str, Any]], features: tuple[str, ...], k: int,

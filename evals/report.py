@@ -72,7 +72,9 @@ def kind_rows(results: dict[str, Any]) -> list[tuple[str, str]]:
     ans, loo = results.get("answers") or {}, results.get("leave_one_out") or {}
     out = []
     if "hedged_by_kind" in (ans.get("all") or {}):
-        out.append(("answerable hedged by kind", kinds(ans["all"]["hedged_by_kind"])))
+        a = ans["all"]
+        out.append(("answerable hedged by kind", kinds(a["hedged_by_kind"])
+                    + f" (source [1] right {_f(a.get('hedged_first_right'))}, wrong {_f(a.get('hedged_first_wrong'))})"))
         out += [(f"  {t} hedged by kind", kinds(a.get("hedged_by_kind"))) for t, a in ans.get("by_type", {}).items()
                 if t != "unanswerable" and a.get("hedged_by_kind")]
         if ans["all"].get("unanswerable_by_kind") is not None and (ans.get("by_type") or {}).get("unanswerable"):

@@ -105,3 +105,24 @@ def test_idf_without_texts_equals_the_idf_of_the_rest() -> None:
     q = terms("Which sparse attention kernel saves memory?")
     memory_doc = set(terms("sparse attention memory"))
     assert rare_coverage(q, [memory_doc], left) == rare_coverage(q, [memory_doc], rest)
+
+
+def test_the_fit_reports_the_constants_in_use_and_hedges_on_right_and_wrong_answers_apart() -> None:
+    # the "before" of a refit: the constants in use on the same folds, nothing fitted; a hedge on an
+    # answer whose first abstract is gold is counted apart from one on a wrong answer
+    from evals.fit_decision import rates_now
+
+    cfg = DecisionSettings(bias=0.0, w_dense=1.0, w_lexical=0.0, w_sentence_dense=0.0, w_sentence_lexical=0.0,
+                           w_dense_margin=0.0, w_read_lexical=0.0, w_agreement=0.0, w_bm25_margin=0.0,
+                           refuse_below=0.2, caveat_below=0.6, missing_refuse_below=0.6)
+    rows = []
+    for i in range(10):  # dense 0.0 -> relevance 0.5: a caveat; 3.0 -> 0.95: an answer
+        for kind, dense, right in (("answerable", 0.0 if i < 4 else 3.0, i % 2 == 0), ("loo", 0.0, False)):
+            rows.append({"id": str(i), "group": str(i), "set": "s", "type": "paraphrase", "kind": kind,
+                         "label": int(kind == "answerable"), "missing": False, "features": {"dense": dense},
+                         "first_right": right})
+    held = rates_now(rows, 2, cfg)["held_out"]
+    assert held["loo.refused_or_caveated"]["mean"] == 1.0
+    assert held["answerable.caveated"]["mean"] == 0.4
+    right, wrong = held["answerable[first right].caveated"]["mean"], held["answerable[first wrong].caveated"]["mean"]
+    assert right > 0 and wrong > 0 and right + wrong > 0.4  # each over its own rows (2 of 5 each)

@@ -184,12 +184,18 @@ def test_hedging_and_catching_are_counted_by_caveat_kind() -> None:
                 {"refused": True, "caveated": False, "caveat_kind": None}]
     assert [kind_of(a) for a in outcomes[3:]] == ["refused:missing_name", "refused"]
     assert by_kind(outcomes[:3], 10) == {"asked_item": 0.1, "weak_match": 0.2}
+    from evals.answers import agg_answers
+
+    recs = [{"type": "paraphrase", "answer": {**a, "timings": {}, "usage": {}, "sentences": 1, "supported_sentences": 1,
+                                              "citation_valid": True, "first_cited_gold": i == 0}} for i, a in enumerate(outcomes[:3])]
+    agg = agg_answers(recs)
+    assert agg["hedged_first_right"] == pytest.approx(1 / 3) and agg["hedged_first_wrong"] == pytest.approx(2 / 3)
     assert kind_of({"refused": False, "caveated": True}) == "unknown"  # a run made before kinds were recorded
     results = {"answers": {"all": {"hedged_by_kind": {"weak_match": 0.2, "asked_item": 0.1}, "unanswerable_by_kind": {}},
                            "by_type": {"paraphrase": {"hedged_by_kind": {"weak_match": 0.5}}}},
                "leave_one_out": {"by_kind": {"refused": 0.3}, "by_type": {"paraphrase": {"by_kind": {"refused": 0.25}}}}}
     rows = dict(kind_rows(results))
-    assert rows["answerable hedged by kind"] == "weak_match 0.200, asked_item 0.100"
+    assert rows["answerable hedged by kind"] == "weak_match 0.200, asked_item 0.100 (source [1] right –, wrong –)"
     assert rows["  paraphrase hedged by kind"] == "weak_match 0.500"
     assert rows["leave-one-out caught by kind"] == "refused 0.300"
     assert rows["  paraphrase leave-one-out caught by kind"] == "refused 0.250"
