@@ -64,12 +64,15 @@ from assistant.topics import (
     best_sentence,
     by_meaning,
     candidates,
+    feedback,
     rescored,
     unwritten,
     written,
 )
 from assistant.types import Answer, AnswerSentence, Citation, Evidence, ListItem
 
+# Which caveat a list answer carries (``Answer.caveat_kind``; assistant/types.py CAVEAT_KINDS).
+CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_NONE = "list_unwritten", "list_by_meaning", "list_none"
 _ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|x\b|×)?")
 # How abstracts state their contribution in the first person (English academic register).
@@ -134,7 +137,9 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     meaning = (answerable and cfg.meaning_rank > 0 and len(listed) < cfg.min_listed
                and not written(found, cfg.phrase_lexical))
     if meaning:  # no abstract writes the topic's words: by the retriever's rank and relative cosine
-        listed = by_meaning(found, min(cfg.meaning_rank, cfg.display_max), cfg.meaning_ratio, cfg.meaning_floor)
+        feedback(engine, shape.topic, found, cfg.meaning_feedback, turn.exclude)  # restated from its best candidates
+        listed = by_meaning(found, min(cfg.meaning_rank, cfg.display_max), cfg.meaning_ratio, cfg.meaning_floor,
+                            fed=cfg.meaning_feedback > 0)
         # A topic that names something ("the RASP language", "a model called Zebra") is about that
         # thing: an abstract that never mentions the name is not on it, however close in meaning.
         named = name_phrases(shape.topic)
@@ -150,7 +155,12 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         # a word of the topic no abstract writes: nothing listed writes the topic, say so before the neighbours
         base.caveat = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}; the "
                        f"{min(len(listed), cap)} closest in meaning to {_topic_text(shape)} are listed, which may not be about it:")
-    return with_summary(engine, turn, _listing(engine, base, shape, listed, further, cap, meaning))
+        base.caveat_kind = CAVEAT_LIST_UNWRITTEN
+    answer = _listing(engine, base, shape, listed, further, cap, meaning)
+    if meaning and not answer.caveat:
+        # none of the listed abstracts writes the topic: a list by meaning is a hedge, never a plain answer
+        answer.caveat, answer.caveat_kind = answer.text.split("\n", 1)[0], CAVEAT_LIST_BY_MEANING
+    return with_summary(engine, turn, answer)
 
 
 def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:
@@ -160,7 +170,7 @@ def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Ans
     base.refused, base.shape = True, shape.kind
     base.text = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}, so none is about "
                  f"{_topic_text(shape)}.")
-    base.caveat = base.text
+    base.caveat, base.caveat_kind = base.text, CAVEAT_LIST_NONE
     base.closest = [to_hit(doc, score, i + 1) for i, (doc, score) in enumerate(turn.hits[:3])]
     if base.closest:
         base.text += " The closest abstracts are listed below; none of them is about it."
@@ -184,6 +194,7 @@ def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -
     if not listed:
         base.caveat = (f"None of the {len(ranked)} abstracts listed before states {shape.topic!r}; "
                        f"the closest {min(3, len(ranked))} of them:")
+        base.caveat_kind = CAVEAT_LIST_NONE
         listed = ranked[:3]
     return _listing(engine, base, shape, listed, [], cfg.display_max)
 

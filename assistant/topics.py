@@ -19,7 +19,7 @@ import numpy as np
 
 from assistant.evidence import coverage, embed, terms
 from assistant.store import StoredDoc
-from assistant.text import split_sentences
+from assistant.text import TOKEN_PATTERN, split_sentences
 
 
 @dataclass
@@ -30,6 +30,8 @@ class Candidate:
     sentence: tuple[int, int]  # span of the best sentence in doc.original
     mentions: bool  # every topic term is somewhere in the abstract
     rank: int = 0  # position in the retriever's fused ranking for the topic (0 = best; alias finds after it)
+    feedback: float = 0.0  # cosine of the whole abstract with the feedback query (``feedback``; 0 without it)
+    feedback_rank: int = 0  # position in the feedback ranking (``feedback``; the fused rank without it)
 
     def relevance(self, lexical_weight: float) -> float:
         return lexical_weight * self.lexical + (1.0 - lexical_weight) * self.dense
@@ -183,17 +185,84 @@ def _spellings(word: str) -> list[str]:
     return [v for pattern, repl in _SPELLINGS if (v := re.sub(pattern, repl, word, flags=0 if pattern.startswith("^") else re.I)) != word]
 
 
-def by_meaning(found: list[Candidate], max_rank: int, ratio: float, floor: float) -> list[Candidate]:
+def by_meaning(found: list[Candidate], max_rank: int, ratio: float, floor: float, fed: bool = False) -> list[Candidate]:
     """For a topic no abstract writes (a user's own words for it): the candidates among the
     retriever's ``max_rank`` best whose cosine is at least ``ratio`` x the best candidate's, in the
     retriever's order; none when even the best candidate's cosine is below ``floor`` (no abstract
     is about it). Without the topic's words a lexical score says little about any candidate, so the
     evidence left is how the fused ranking and the dense similarity place them, relative to the
-    best match for this question (a cosine's level varies with the wording)."""
+    best match for this question (a cosine's level varies with the wording). ``fed``: rank and
+    cosine are the feedback's (``feedback``: ``feedback_rank``, ``feedback``); the floor stays the
+    best chunk cosine for the topic as asked (whether anything is about it at all)."""
     top = max((c.dense for c in found), default=0.0)
     if top < floor:
         return []
-    return sorted((c for c in found if c.rank < max_rank and c.dense >= ratio * top), key=lambda c: c.rank)
+    rank = (lambda c: c.feedback_rank) if fed else (lambda c: c.rank)
+    score = (lambda c: c.feedback) if fed else (lambda c: c.dense)
+    best = max((score(c) for c in found), default=0.0)
+    return sorted((c for c in found if rank(c) < max_rank and score(c) >= ratio * best), key=rank)
+
+
+def feedback(engine: Any, topic: str, found: list[Candidate], docs: int, exclude: set[str] | None = None) -> None:
+    """Pseudo-relevance feedback for a topic no abstract writes: the retriever's ``docs`` best
+    candidates are taken as relevant and the topic is restated from them, twice, and the two
+    restatements' rankings of ``found`` fused (sets ``feedback`` and ``feedback_rank``).
+
+    - by meaning (Rocchio 1971, SMART's alpha 1 / beta ``feedback_beta``): the topic's vector plus
+      beta x the centroid of those abstracts' whole-abstract vectors (the retriever's own, read from
+      the store), each candidate's cosine with it;
+    - by words (RM3, Lavrenko & Croft 2001): the topic's words plus the ``feedback_terms`` terms
+      that weigh most in those abstracts (term share x IDF) and that at least two of them write
+      (a subject several of them share, not one abstract's own), searched with BM25.
+
+    A user's words for a topic ("a fixed-size memory updated token by token") seldom are the
+    abstracts' ("state space model"), but the abstracts closest to them write the field's terms,
+    and the abstracts on the topic share those (standard query expansion for topical queries).
+    Fused by reciprocal rank (``rrf_k`` of the retriever's settings, Cormack et al. 2009)."""
+    if docs <= 0 or not found:
+        return
+    cfg, retriever = engine.settings.collection, engine.retriever
+    top = sorted(found, key=lambda c: c.rank)[:docs]
+    ids = [c.doc.doc_id for c in found]
+    got = retriever.store.call("searching", retriever.store.docs.get, ids=ids, include=["embeddings"])
+    vecs = {i: _unit(np.asarray(v, dtype=np.float32)) for i, v in zip(got["ids"], got["embeddings"], strict=True)}
+    held = [vecs[c.doc.doc_id] for c in top if c.doc.doc_id in vecs]
+    query = _unit(np.asarray(retriever.embed_query(topic), dtype=np.float32))
+    if held:
+        query = _unit(query + cfg.feedback_beta * _unit(np.mean(held, axis=0)))
+    for c in found:
+        c.feedback = float(vecs[c.doc.doc_id] @ query) if c.doc.doc_id in vecs else -1.0
+    words = expansion([c.doc.original for c in top], cfg.feedback_terms, engine.idf())
+    ranked = retriever.signals(" ".join([topic, *words]), len(found), names=["bm25"], exclude=exclude).get("bm25", [])
+    lexical = {d: i for i, (d, _) in enumerate(ranked)}
+    dense = {id(c): i for i, c in enumerate(sorted(found, key=lambda c: -c.feedback))}
+    k, last = engine.settings.retrieval.rrf_k, len(found)
+    fused = sorted(found, key=lambda c: -(1 / (k + dense[id(c)]) + 1 / (k + lexical.get(c.doc.doc_id, last))))
+    for i, c in enumerate(fused):
+        c.feedback_rank = i
+
+
+def expansion(texts: list[str], n: int, idf: Any, shared: int = 2) -> list[str]:
+    """The ``n`` terms (as the texts write them) that weigh most in ``texts``: each text's share of
+    the term x its IDF, summed; only terms at least ``shared`` of the texts hold (RM3's expansion)."""
+    weight: dict[str, float] = {}
+    holders: dict[str, int] = {}
+    surface: dict[str, str] = {}
+    for text in texts:
+        seq = terms(text)
+        for t in set(seq):
+            weight[t] = weight.get(t, 0.0) + seq.count(t) / len(seq) * idf(t)
+            holders[t] = holders.get(t, 0) + 1
+        for word in TOKEN_PATTERN.findall(text.lower()):
+            if (ts := terms(word)) and ts[0] not in surface:
+                surface[ts[0]] = word
+    need = min(shared, len(texts))
+    chosen = sorted((t for t in weight if holders[t] >= need), key=lambda t: (-weight[t], t))[:n]
+    return [surface.get(t, t) for t in chosen]
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / (float(np.linalg.norm(v)) or 1.0)
 
 
 def rescored(engine: Any, topic: str, docs: list[StoredDoc]) -> list[Candidate]:

@@ -290,7 +290,8 @@ FIT_TYPES = ("list", "list_written", "list_absent")
 def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
     from assistant.shape import detect
-    from assistant.topics import candidates, unwritten
+    from assistant.topics import candidates, feedback, unwritten, written
+    from evals.lists_rule import FEEDBACK, PHRASE, RANKS
 
     engine, k = assistant.engine, assistant.settings.top_k
     idf = engine.idf()
@@ -299,14 +300,21 @@ def _features(assistant: Any, questions: list[Any], n: int | None = None) -> lis
         topic = detect(q.text).topic or q.text
         cands = candidates(engine, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
-        out.append({"id": q.id, "type": q.type, "group": (q.raw or {}).get("term") or q.id, "gold": set(q.gold), "baseline": base,
+        fed = {}  # by meaning with feedback from the best fb candidates: (rank, cosine, work) by rank, and the best cosine
+        for fb in [x for x in FEEDBACK if x and not written(cands, PHRASE)]:
+            feedback(engine, topic, cands, fb)
+            ranked = sorted(cands, key=lambda c: c.feedback_rank)
+            fed[fb] = ([(c.feedback_rank, c.feedback, c.doc.work_id) for c in ranked[: max(RANKS)]],
+                       max(c.feedback for c in cands))
+        out.append({"fed": fed, "id": q.id, "type": q.type, "group": (q.raw or {}).get("term") or q.id, "gold": set(q.gold), "baseline": base,
                     "cands": [(c.lexical, c.dense, c.doc.work_id, c.rank) for c in cands], "unwritten": unwritten(topic, idf)})
     return out
 
 
 def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: Path | None = FIT_PATH,
         m: int | None = None, types: tuple[str, ...] = FIT_TYPES, meaning: bool = True) -> dict[str, Any]:
-    """5-fold CV of (lexical_weight, cutoff, meaning_rank, meaning_ratio) on the list questions of
+    """5-fold CV of (lexical_weight, cutoff, meaning_rank, meaning_ratio, meaning_floor, meaning_unwritten,
+    meaning_feedback) on the list questions of
     the list split and the written lists (``types``: only these question types); ``m``: the floor
     of works always listed (default ``collection.min_listed``); ``meaning``: False fits the rule
     without ``by_meaning``. Held-out figures per fold and per question type; each type's figures
@@ -329,7 +337,8 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
         per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **_rp([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
                          "by_type": {ty: _rp([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
     p = best_params(feats, m, meaning)
-    now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor, cs.meaning_unwritten)
+    now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor, cs.meaning_unwritten,
+           cs.meaning_feedback)
     ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     result = {"command": "python -m evals.lists fit", "types": types, "questions": len(feats), "problems": problems,
               "chosen": dict(zip(PARAMS, p, strict=True)), "folds": per_fold,

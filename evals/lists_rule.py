@@ -14,7 +14,8 @@ RANKS = [0, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25]  # by meaning: the retriever's be
 RATIOS = [round(0.5 + 0.05 * i, 2) for i in range(10)]
 FLOORS = [0.0] + [round(0.3 + 0.05 * i, 2) for i in range(7)]  # by meaning: the best candidate's cosine needed at all
 UNWRITTEN = [True, False]  # by meaning for a topic with a word no abstract writes (under a statement), or nothing listed
-PARAMS = ("lexical_weight", "cutoff", "meaning_rank", "meaning_ratio", "meaning_floor", "meaning_unwritten")
+FEEDBACK = [0, 3, 5, 8]  # by meaning: pseudo-relevance feedback from the retriever's best this many (0: off; topics.feedback)
+PARAMS = ("lexical_weight", "cutoff", "meaning_rank", "meaning_ratio", "meaning_floor", "meaning_unwritten", "meaning_feedback")
 
 
 def _written(f: dict[str, Any], phrase: float = PHRASE) -> bool:
@@ -23,18 +24,25 @@ def _written(f: dict[str, Any], phrase: float = PHRASE) -> bool:
 
 
 def _pick(f: dict[str, Any], w: float, t: float, m: int = 0, k: int = 0, ratio: float = 1.0, floor: float = 0.0,
-          unwritten: bool = True) -> list[str]:
+          unwritten: bool = True, fb: int = 0) -> list[str]:
     """The works listed (assistant.collection): for a topic some candidate writes, those at or above
     the cut-off, and of the ``m`` most relevant (``min_listed``) those whose cosine alone reaches it;
     for one none writes (and ``k`` > 0), nothing when the best candidate's cosine is below
     ``floor``, else of the retriever's ``k`` best those whose cosine is at least ``ratio`` x the
-    best candidate's (``by_meaning``); a topic with a word no abstract writes (``f["unwritten"]``,
+    best candidate's (``by_meaning``); with ``fb`` feedback documents, rank and cosine are the
+    feedback's (``f["fed"][fb]``: (rank, cosine, work) by rank, and the best cosine; the floor stays
+    the chunk cosine); a topic with a word no abstract writes (``f["unwritten"]``,
     ``topics.unwritten``) lists nothing unless ``unwritten`` (then by meaning, under a statement)."""
     if f.get("unwritten") and not unwritten:
         return []
     if k and not _written(f):
         top = max((dense for _, dense, *_ in f["cands"]), default=0.0)
-        return [wid for _, dense, wid, rank in f["cands"] if rank < k and dense >= ratio * top] if top >= floor else []
+        if top < floor:
+            return []
+        if fb and fb in f.get("fed", {}):
+            ranked, best = f["fed"][fb]
+            return [wid for rank, score, wid in ranked if rank < k and score >= ratio * best]
+        return [wid for _, dense, wid, rank in f["cands"] if rank < k and dense >= ratio * top]
     rel = sorted(((w * lex + (1 - w) * dense, dense, wid) for lex, dense, wid, _ in f["cands"]), key=lambda x: -x[0])
     return [wid for i, (r, dense, wid) in enumerate(rel) if (i < m and dense >= t) or r >= t]
 
@@ -86,8 +94,8 @@ def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
     return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
 
 
-def best_params(feats: list[dict[str, Any]], m: int = 0, meaning: bool = True) -> tuple[float, float, int, float, float, bool]:
-    """(lexical weight, cut-off, meaning rank, ratio, floor, by meaning when unwritten) of the best mean F1 on ``feats``. The
+def best_params(feats: list[dict[str, Any]], m: int = 0, meaning: bool = True) -> tuple[float, float, int, float, float, bool, int]:
+    """(lexical weight, cut-off, meaning rank, ratio, floor, by meaning when unwritten, feedback documents) of the best mean F1 on ``feats``. The
     two rules never apply to one question (a topic is written by some candidate or by none), so the
     mean F1 is the sum of the two parts' and each part's constants are chosen on its own questions;
     without questions, or with ``meaning`` False, the rule by meaning is off (rank 0)."""
@@ -95,6 +103,6 @@ def best_params(feats: list[dict[str, Any]], m: int = 0, meaning: bool = True) -
     unwritten = [f for f in feats if not _written(f)]
     w, t = best_pair(written, m) if written else (WEIGHTS[0], CUTOFFS[0])
     if not (unwritten and meaning):
-        return w, t, 0, 1.0, 0.0, True
-    grid = [(k, r, fl, u) for k in RANKS for r in RATIOS for fl in FLOORS for u in UNWRITTEN]
+        return w, t, 0, 1.0, 0.0, True, 0
+    grid = [(k, r, fl, u, fb) for k in RANKS for r in RATIOS for fl in FLOORS for u in UNWRITTEN for fb in FEEDBACK]
     return w, t, *max(grid, key=lambda g: _mean_f1(unwritten, w, t, m, *g))

@@ -303,11 +303,11 @@ def test_the_fit_chooses_the_rule_by_meaning_for_topics_no_candidate_writes() ->
     term = {"gold": {"a"}, "cands": [(1.0, 0.6, "a", 0), (0.2, 0.5, "b", 1)]}
     users = {"gold": {"x", "y"}, "cands": [(0.2, 0.6, "x", 0), (0.1, 0.55, "y", 1), (0.1, 0.2, "z", 2), (0.3, 0.58, "q", 9)]}
     absent = {"gold": set(), "cands": [(0.1, 0.3, "p", 0), (0.1, 0.28, "r", 1)]}
-    w, t, k, ratio, floor, unwritten = LR.best_params([term, users, absent])
+    w, t, k, ratio, floor, unwritten, fb = LR.best_params([term, users, absent])
     assert set(LR._pick(term, w, t, 0, k, ratio, floor)) == {"a"}  # a written topic keeps the term rule
     assert set(LR._pick(users, w, t, 0, k, ratio, floor)) == {"x", "y"}
     assert LR._pick(absent, w, t, 0, k, ratio, floor) == [] and LR._f1([], set()) == 1.0 and LR._f1(["p"], set()) == 0.0
-    assert LR.best_params([term, users, absent], meaning=False)[2:] == (0, 1.0, 0.0, True)
+    assert LR.best_params([term, users, absent], meaning=False)[2:] == (0, 1.0, 0.0, True, 0)
     named_nowhere = {"gold": set(), "unwritten": ["dialect"], "cands": [(0.1, 0.7, "n", 0), (0.1, 0.68, "m", 1)]}
     assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, True) == ["n", "m"]  # by meaning, under a statement
     assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, False) == []  # a word no abstract writes: nothing listed
@@ -337,7 +337,7 @@ def test_the_written_lists_are_below_the_overlap_bound_and_keep_their_terms_gold
 
 def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unrelated(corpus: Assistant) -> None:
     from assistant.shape import detect
-    from assistant.topics import candidates, written
+    from assistant.topics import candidates, feedback, written
 
     cfg = corpus.settings.collection
     ans = corpus.ask("Which papers spread attention over several devices to handle very long inputs?")
@@ -345,11 +345,14 @@ def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unr
     assert ans.shape == "list" and not ans.refused and any(i.label == "Ring Attention" for i in cited)
     assert len(cited) > cfg.min_listed  # the rule fitted on terms listed at most min_listed of these
     assert "closest in meaning" in ans.text.splitlines()[0] and all(s.supported for s in ans.sentences)
+    assert ans.caveat == ans.text.splitlines()[0] and ans.caveat_kind == "list_by_meaning"  # a hedge, never plain
     found = candidates(corpus.engine, detect(ans.question).topic, cfg.candidates)
     assert not written(found, cfg.phrase_lexical)  # no abstract writes the topic's words
-    top = max(c.dense for c in found)
-    near = {c.doc.doc_id for c in found if c.rank < cfg.meaning_rank and c.dense >= cfg.meaning_ratio * top}
-    assert {i.doc_id for i in cited} <= near and len(found) > len(near)  # none beyond the retriever's best few
+    feedback(corpus.engine, detect(ans.question).topic, found, cfg.meaning_feedback)
+    rank, score = (("feedback_rank", "feedback") if cfg.meaning_feedback else ("rank", "dense"))
+    top = max(getattr(c, score) for c in found)
+    near = {c.doc.doc_id for c in found if getattr(c, rank) < cfg.meaning_rank and getattr(c, score) >= cfg.meaning_ratio * top}
+    assert {i.doc_id for i in cited} <= near and len(found) > len(near)  # none beyond the best few
     absent = corpus.ask("Which papers here are about medieval castle architecture?")
     assert absent.refused and not absent.items and not absent.citations
 
@@ -384,8 +387,9 @@ def test_neighbours_by_meaning_of_an_unwritten_topic_come_under_a_statement(corp
     assert ans.shape == "list" and cited and not ans.refused
     assert ans.caveat and ans.caveat.startswith("No abstract in the collection mentions 'dental'; the ")
     assert ans.text.splitlines()[0] == ans.caveat and "may not be about it" in ans.caveat
+    assert ans.caveat_kind == "list_unwritten"
     written = corpus.ask("Which papers here study state space models?")
-    assert written.caveat is None and "answered as a list" in written.text.splitlines()[0]
+    assert written.caveat is None and written.caveat_kind is None and "answered as a list" in written.text.splitlines()[0]
 
 
 def test_unwritten_words_are_the_topics_own_phrase_in_any_spelling() -> None:
@@ -400,3 +404,47 @@ def test_unwritten_words_are_the_topics_own_phrase_in_any_spelling() -> None:
     assert unwritten("transformers, the kind that sit between images", idf) == []  # an appositive / relative describes
     assert unwritten("quickly transformers", idf) == []  # an adverb says nothing of the subject
     assert unwritten("seismic images that move", idf) == ["seismic"]
+
+
+def test_by_meaning_with_feedback_goes_by_the_feedback_rank_and_cosine() -> None:
+    from assistant.store import StoredDoc
+    from assistant.topics import Candidate, by_meaning
+
+    def cand(i: int, dense: float, fed: float, fed_rank: int) -> Candidate:
+        return Candidate(StoredDoc(f"d{i}", "t", "t", f"L{i}", [], f"w{i}"), 0.1, dense, (0, 1), False, i, fed, fed_rank)
+
+    # the fused order is 0, 1, 2, 3; the feedback's 3, 2, 0, 1 with cosines relative to its best
+    found = [cand(0, 0.60, 0.70, 2), cand(1, 0.58, 0.50, 3), cand(2, 0.30, 0.80, 1), cand(3, 0.20, 0.90, 0)]
+    assert [c.rank for c in by_meaning(found, 2, 0.6, 0.5)] == [0, 1]  # without feedback: the fused rank and chunk cosine
+    assert [c.rank for c in by_meaning(found, 3, 0.85, 0.5, fed=True)] == [3, 2]  # the feedback's best 3, within 0.85 x 0.90
+    assert by_meaning(found, 3, 0.85, 0.65, fed=True) == []  # the floor stays the topic's own chunk cosine (best 0.60)
+
+
+def test_feedback_terms_are_the_heaviest_shared_by_the_feedback_abstracts() -> None:
+    from assistant.evidence import Idf
+    from assistant.topics import expansion
+
+    texts = ["State space models scale linearly.", "Selective state space models for language.",
+             "Gated state space layers.", "Convolutions for images.", "Images and language."]
+    idf = Idf(texts)
+    words = expansion(texts[:3], 3, idf)
+    assert set(words) == {"state", "space", "models"}  # held by two or three of them (as they write it)
+    assert "scale" not in expansion(texts[:3], 10, idf)  # one abstract's own words are not the shared subject
+    assert expansion(texts[:1], 2, idf) and expansion([], 3, idf) == []  # one abstract: its own heaviest terms
+
+
+def test_feedback_restates_a_users_topic_from_the_retrievers_best(corpus: Assistant) -> None:
+    """Pseudo-relevance feedback re-ranks every candidate (a permutation), and the abstracts it was
+    built from rank near the top of it (their centroid is in the query); the words it adds are
+    ones those abstracts share."""
+    from assistant.topics import candidates, expansion, feedback
+
+    topic = "spread attention over several devices to handle very long inputs"
+    found = candidates(corpus.engine, topic, 40)
+    feedback(corpus.engine, topic, found, 5)
+    assert sorted(c.feedback_rank for c in found) == list(range(len(found)))
+    assert all(-1.0 <= c.feedback <= 1.0 for c in found) and len({round(c.feedback, 6) for c in found}) > 1
+    seeds = [c for c in found if c.rank < 5]
+    assert sum(c.feedback_rank for c in seeds) / len(seeds) < len(found) / 4
+    words = expansion([c.doc.original for c in seeds], 10, corpus.engine.idf())
+    assert words and all(sum(w in c.doc.original.lower() for c in seeds) >= 2 for w in words)
