@@ -33,7 +33,7 @@ paraphrase below dev's hand-written paraphrases', a short question below the cal
 short questions' (a query of three words that match one abstract scores high on this measure
 however it was worded, so a short one is compared with short ones). A follow-up's own words lean on
 its first question ("it", "they"), so only the rare-term rule applies to it, and it is kept only
-with its first question. Besides, 16 questions (type ``unanswerable``, gold empty)
+with its first question. Besides, 15 questions (type ``unanswerable``, gold empty)
 sit next to a drawn abstract: a detail of its work it does not state (a licence, a dataset or
 language it never names, a cost, a human evaluation), each checked by grepping the corpus for the
 detail's words; refusing or caveating them is right. A paraphrase the filter dropped was written once more, further from the
