@@ -197,9 +197,9 @@ class AnswerEngine:
         answer.caveat = NO_FIGURE if figure else absence_caveat(absent, described(turn.asked, said)) if absent \
             else focus_caveat(item.phrase, described(turn.asked, said), item.quantity) if item \
             else caveat_text(d.missing, model_declined, gaps)
+        answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent), item is not None)
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
-        answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent), item is not None)
 
     def _refusal(self, base: Answer, turn: Turn) -> Answer:
         base.refused = True
