@@ -13,11 +13,14 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   constants fitted by 5-fold CV, ``python -m evals.lists fit``). When no candidate writes the topic
   (a question in the user's own words: no sentence holds its words in order, ``topics.written``),
   the lexical score says little about any abstract and the list goes by meaning instead: of the
-  retriever's ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best
-  candidate's, none when the best is below ``meaning_floor`` (``topics.by_meaning``; fitted by the
+  ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best candidate's,
+  none when the best chunk cosine is below ``meaning_floor`` (``topics.by_meaning``; fitted by the
   same CV on the term lists and hand-written ones; only when the words list fewer than
-  ``min_listed``, and a topic naming something lists only abstracts that mention the name); the
-  answer says so ("closest in meaning").
+  ``min_listed``, and a topic naming something lists only abstracts that mention the name); rank
+  and cosine are those of the topic restated by pseudo-relevance feedback from the retriever's
+  ``meaning_feedback`` best (``topics.feedback``: Rocchio on the whole-abstract vectors, RM3 terms
+  through BM25, fused by RRF). The answer says so ("closest in meaning"), and that head is its
+  caveat (``caveat_kind`` "list_by_meaning"): such a list is a hedge, never a plain answer.
   Each line quotes the abstract's sentence that best matches the topic; every line is checked by
   the citation ``Verifier`` like any answer. Abstracts beyond the display cap, and candidates below
   the cut-off that still hold every topic term, stay in ``Answer.items`` (``cited=False``) and the

@@ -6,7 +6,8 @@ terms, half for holding them side by side in order; a sentence writing the topic
 (the acronym the abstracts define for it, or an acronym's expansion) scores 1. Its dense score is
 its best chunk's cosine from the retriever's own lists (no embedding beyond the query's); its rank
 is its place in the retriever's fused ranking. When no abstract writes the topic (``written``),
-``by_meaning`` picks by rank and cosine relative to the best candidate instead.
+``by_meaning`` picks by rank and cosine relative to the best candidate instead, those of the topic
+restated by pseudo-relevance feedback (``feedback``) when asked.
 """
 
 from __future__ import annotations

@@ -312,12 +312,12 @@ def _features(assistant: Any, questions: list[Any], n: int | None = None) -> lis
 
 
 def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: Path | None = FIT_PATH,
-        m: int | None = None, types: tuple[str, ...] = FIT_TYPES, meaning: bool = True) -> dict[str, Any]:
+        m: int | None = None, types: tuple[str, ...] = FIT_TYPES, meaning: bool = True, feedback: bool = True) -> dict[str, Any]:
     """5-fold CV of (lexical_weight, cutoff, meaning_rank, meaning_ratio, meaning_floor, meaning_unwritten,
     meaning_feedback) on the list questions of
     the list split and the written lists (``types``: only these question types); ``m``: the floor
     of works always listed (default ``collection.min_listed``); ``meaning``: False fits the rule
-    without ``by_meaning``. Held-out figures per fold and per question type; each type's figures
+    without ``by_meaning``; ``feedback``: False fits it without pseudo-relevance feedback. Held-out figures per fold and per question type; each type's figures
     with the constants in settings now (``settings_now``) and with ``by_meaning`` off (``old_rule``)."""
     assistant = _open(data_dir)
     cs = assistant.settings.collection
@@ -333,10 +333,10 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     for i in range(folds):
         train = [f for f in feats if fold_of[f["group"]] != i]
         test = [f for f in feats if fold_of[f["group"]] == i]
-        p = best_params(train, m, meaning)
+        p = best_params(train, m, meaning, feedback)
         per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **_rp([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
                          "by_type": {ty: _rp([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
-    p = best_params(feats, m, meaning)
+    p = best_params(feats, m, meaning, feedback)
     now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor, cs.meaning_unwritten,
            cs.meaning_feedback)
     ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
@@ -369,15 +369,16 @@ def main(argv: list[str] | None = None) -> int:
                     "with it the fit is printed, not written")
     ap.add_argument("--dry-run", action="store_true", help="fit: print, do not write evals/fits/lists.json")
     ap.add_argument("--no-meaning", action="store_true", help="fit: without the by-meaning rule (printed, not written)")
+    ap.add_argument("--no-feedback", action="store_true", help="fit: by meaning without pseudo-relevance feedback (printed, not written)")
     args = ap.parse_args(argv)
     if args.command == "shapes":
         print(json.dumps(shape_confusion(), indent=1))
         return 0
     types = tuple(args.types.split(",")) if args.types else FIT_TYPES
-    dry = args.dry_run or args.candidates or args.min_listed is not None or args.types or args.no_meaning
+    dry = args.dry_run or args.candidates or args.min_listed is not None or args.types or args.no_meaning or args.no_feedback
     out = build(args.data_dir) if args.command == "build" else fit(
         args.data_dir, n=args.candidates, m=args.min_listed, types=types, out=None if dry else FIT_PATH,
-        meaning=not args.no_meaning)
+        meaning=not args.no_meaning, feedback=not args.no_feedback)
     print(json.dumps({k: v for k, v in out.items() if k not in ("groups", "folds")}, indent=1, default=str))
     return 0
 

@@ -94,15 +94,17 @@ def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
     return max(((w, t) for w in WEIGHTS for t in CUTOFFS), key=lambda wt: _mean_f1(feats, *wt, m))
 
 
-def best_params(feats: list[dict[str, Any]], m: int = 0, meaning: bool = True) -> tuple[float, float, int, float, float, bool, int]:
+def best_params(feats: list[dict[str, Any]], m: int = 0, meaning: bool = True,
+                feedback: bool = True) -> tuple[float, float, int, float, float, bool, int]:
     """(lexical weight, cut-off, meaning rank, ratio, floor, by meaning when unwritten, feedback documents) of the best mean F1 on ``feats``. The
     two rules never apply to one question (a topic is written by some candidate or by none), so the
     mean F1 is the sum of the two parts' and each part's constants are chosen on its own questions;
-    without questions, or with ``meaning`` False, the rule by meaning is off (rank 0)."""
+    without questions, or with ``meaning`` False, the rule by meaning is off (rank 0); ``feedback``
+    False: by meaning without pseudo-relevance feedback (0 feedback documents)."""
     written = [f for f in feats if _written(f)]
     unwritten = [f for f in feats if not _written(f)]
     w, t = best_pair(written, m) if written else (WEIGHTS[0], CUTOFFS[0])
     if not (unwritten and meaning):
         return w, t, 0, 1.0, 0.0, True, 0
-    grid = [(k, r, fl, u, fb) for k in RANKS for r in RATIOS for fl in FLOORS for u in UNWRITTEN for fb in FEEDBACK]
+    grid = [(k, r, fl, u, fb) for k in RANKS for r in RATIOS for fl in FLOORS for u in UNWRITTEN for fb in (FEEDBACK if feedback else [0])]
     return w, t, *max(grid, key=lambda g: _mean_f1(unwritten, w, t, m, *g))
