@@ -72,10 +72,17 @@ from assistant.topics import (
     unwritten,
     written,
 )
-from assistant.types import Answer, AnswerSentence, Citation, Evidence, ListItem
+from assistant.types import (
+    CAVEAT_LIST_BY_MEANING,
+    CAVEAT_LIST_NONE,
+    CAVEAT_LIST_UNWRITTEN,
+    Answer,
+    AnswerSentence,
+    Citation,
+    Evidence,
+    ListItem,
+)
 
-# Which caveat a list answer carries (``Answer.caveat_kind``; assistant/types.py CAVEAT_KINDS).
-CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_NONE = "list_unwritten", "list_by_meaning", "list_none"
 _ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|x\b|×)?")
 # How abstracts state their contribution in the first person (English academic register).

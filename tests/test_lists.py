@@ -448,3 +448,13 @@ def test_feedback_restates_a_users_topic_from_the_retrievers_best(corpus: Assist
     assert sum(c.feedback_rank for c in seeds) / len(seeds) < len(found) / 4
     words = expansion([c.doc.original for c in seeds], 10, corpus.engine.idf())
     assert words and all(sum(w in c.doc.original.lower() for c in seeds) >= 2 for w in words)
+
+
+def test_the_fits_rule_by_meaning_reads_the_feedback_ranking_when_chosen() -> None:
+    # chunk cosine and fused rank favour "z"; the feedback (5 documents) ranks the gold first
+    f = {"gold": {"x", "y"}, "cands": [(0.1, 0.60, "z", 0), (0.1, 0.40, "x", 1), (0.1, 0.38, "y", 2)],
+         "fed": {5: ([(0, 0.9, "x"), (1, 0.85, "y"), (2, 0.5, "z")], 0.9)}}
+    assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.5) == ["z"]  # without feedback: the fused best 2 within 0.7 x 0.60
+    assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.5, True, 5) == ["x", "y"]  # the feedback's best 2 within 0.7 x 0.9
+    assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.65, True, 5) == []  # the floor is the chunk cosine's
+    assert LR.best_params([f])[6] == 5 and LR.best_params([f], feedback=False)[6] == 0
