@@ -169,6 +169,8 @@ _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\
                        rf"\b(?P<rest>.*)$", re.I)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$", re.I)
 _COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
+# "works" is a plural noun (papers) or a verb; before a degree adverb it is the verb ("which works best").
+_WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?which\s+works\s+(?:best|better|well|worst|most|least)\b", re.I)
 # A superlative picks one: "Which of them scales to the largest…" asks for one paper.
 _SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
 # A modal before the subject inverts as do-support does ("Which algorithms can DPT learn faster than?").
@@ -342,7 +344,7 @@ def _list(q: str, previous_was_list: bool) -> Shape | None:
                                                             predicate=_TAIL.sub("", _unplaced(rest)))
     if previous_was_list and (m := _WHAT_ABOUT.match(q)):
         return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
-    if (m := _WH_LIST.match(q)) and not _named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):
+    if (m := _WH_LIST.match(q)) and not _WORKS_VERB.match(q) and not _named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):
         return _listed(m.group("rest"))
     for pattern in (_WH_MASS, _ANYONE):  # a question of what work exists, unless about one work or a claim
         if (m := pattern.match(q)) and not _ONE_WORK.search(m.group("rest")) and not (pattern is _ANYONE and _CLAIM.match(m.group("rest"))):

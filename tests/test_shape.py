@@ -30,6 +30,8 @@ def test_plural_works_questions_are_lists_with_their_topic(question: str, topic:
     "What is the performance of Mamba compared to that of the Transformer?",  # a comparison inside one paper
     "What is Ring Attention?",
     "Which of these report speed-ups?",  # "these" without a previous list
+    "Which works best for detecting concepts?",  # "works" before a degree adverb is the verb: which one works best
+    "And which works better on small datasets?",
     "",
 ])
 def test_single_fact_questions_stay_facts(question: str) -> None:
