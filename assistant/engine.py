@@ -54,6 +54,8 @@ from assistant.text import ANY_CONTROL
 from assistant.types import Answer
 
 Hits = list[tuple[StoredDoc, float]]
+# fallback_reason of a "lead" decline that the decision overrules (_model_declined)
+DECLINE_OVERRULED = "the model declined (no direct answer in the sources), overruled: the decision is confident"
 
 
 @dataclass
@@ -323,10 +325,18 @@ class AnswerEngine:
         mentions, it is a refusal (never a neighbour's figures as the answer); otherwise the
         closest statements are quoted under a caveat saying the model found no direct answer —
         "the sources describe X but do not state Y" rather than refusing a question the
-        collection may well answer."""
+        collection may well answer. A "lead" decline on a plain answer whose relevance reaches
+        ``settings.prompts.decline_relevance`` is overruled (off by default: evals/declines.py)."""
         d = turn.decision
         if d is not None and d.missing:
             return self._refusal(base, turn)
+        bar = self.settings.prompts.decline_relevance
+        if bar is not None and d is not None and d.outcome == "answer" and d.relevance >= bar \
+                and self.settings.prompts.design(turn.backend) == "lead":
+            # overruled: the decision is confident and names nothing unmatched, so extraction's
+            # answer stands without the lead (settings.prompts.decline_relevance; evals/declines.py)
+            reason = f"{DECLINE_OVERRULED} (relevance {d.relevance:.2f} >= {bar:g}); extraction's answer stands"
+            return self._finish(self._fallback(base, turn, reason), turn)
         answer = self._extractive(base, turn, model_declined=True)
         answer.fallback_from = turn.backend
         answer.backend = f"{turn.backend}→extractive"  # the text is extracted, as in every fallback

@@ -42,8 +42,7 @@ CACHE = ROOT / "evals" / "fits" / "declines_cache.jsonl"
 FIT = ROOT / "evals" / "fits" / "declines.json"
 SETS = {"dev": 93, "generated": 40, "calibration": 40, "generated_unanswerable": 40}  # questions per set (dev: all but follow-ups)
 # the rule's features compared by the fit (the decision's; evals/declines.py value)
-STUDIED = ("relevance", "-relevance", "best_sentence", "-best_sentence", "sentence_lexical", "-sentence_lexical",
-           "sentence_dense", "-sentence_dense")
+STUDIED = ("relevance", "-relevance", "best_sentence", "-best_sentence")
 LOO = {"dev": 30, "generated": 20, "calibration": 10}  # answerable questions asked again with their gold left out
 
 
@@ -145,20 +144,6 @@ def _assistant(args: argparse.Namespace) -> Any:
     return Assistant(data_dir=args.data_dir, **overrides)
 
 
-def refeature(args: argparse.Namespace) -> None:
-    """Add the decision's features to cached rows that lack them (retrieval and evidence only, no model)."""
-    assistant = _assistant(args)
-    docs = assistant.retriever.docs()
-    by_key = {key(s[0], s[1].id, s[2], 1): s for s in sample(docs, SETS, LOO)}
-    cache = Path(args.cache)
-    rows = [json.loads(line) for line in cache.read_text().splitlines() if line.strip()]
-    for r in rows:
-        if "features" not in r and (s := by_key.get(r["key"].rsplit(":", 1)[0] + ":lead1")):
-            turn = assistant.engine.analyze(s[1].text, assistant.settings.top_k, set(s[1].gold) if s[2] else None)
-            r["features"] = {k: round(float(v), 4) for k, v in (turn.decision.features if turn.decision else {}).items()}
-    cache.write_text("".join(json.dumps(r) + "\n" for r in rows))
-
-
 def collect(args: argparse.Namespace) -> None:
     os.environ.setdefault("ASSISTANT_ANSWER_DEADLINE_S", "300")  # a loaded machine must not time the model out
     assistant = _assistant(args)
@@ -209,6 +194,8 @@ def figures(rows: list[dict[str, Any]], t: float | None, policy: str = "local", 
     para = [r for r in ans if r["type"] == "paraphrase"]
     loo = [r for r in rows if r["loo"]]
     una = [r for r in rows if not r["answerable"] and not r["loo"]]
+    right = [r for r in ans if r["extractive"]["first_cited_gold"]]  # extraction's [1] is a gold abstract
+    wrong = [r for r in ans if not r["extractive"]["first_cited_gold"]]
 
     def share(rs: list[dict[str, Any]], want: tuple[str, ...]) -> float:
         return sum(outcome(r, t, policy, feature) in want for r in rs) / len(rs) if rs else 0.0
@@ -216,14 +203,17 @@ def figures(rows: list[dict[str, Any]], t: float | None, policy: str = "local", 
     return {"answerable_hedged": share(ans, ("refused", "caveated")), "answerable_refused": share(ans, ("refused",)),
             "paraphrase_hedged": share(para, ("refused", "caveated")),
             "unanswerable_caught": share(una, ("refused", "caveated")), "loo_caught": share(loo, ("refused", "caveated")),
-            "n_answerable": len(ans), "n_unanswerable": len(una), "n_loo": len(loo)}
+            "right_hedged": share(right, ("refused", "caveated")), "wrong_caught": share(wrong, ("refused", "caveated")),
+            "n_answerable": len(ans), "n_unanswerable": len(una), "n_loo": len(loo), "n_right": len(right), "n_wrong": len(wrong)}
 
 
 def cost(f: dict[str, float], unanswerable_weight: float) -> float:
-    """Order of harms: a hedge on an answerable question costs 1; a missed unanswerable or LOO
-    question (answered plainly though nothing answers it) costs ``unanswerable_weight``."""
-    missed = (1 - f["unanswerable_caught"]) * f["n_unanswerable"] + (1 - f["loo_caught"]) * f["n_loo"]
-    return f["answerable_hedged"] * f["n_answerable"] + unanswerable_weight * missed
+    """Order of harms: a caveat on a right answer (an answerable question whose [1] is gold) costs 1;
+    a plain answer that does not answer (an unanswerable or LOO question, or an answerable one whose
+    [1] is not gold) costs ``unanswerable_weight``: the hedge there is earned."""
+    missed = (1 - f["unanswerable_caught"]) * f["n_unanswerable"] + (1 - f["loo_caught"]) * f["n_loo"] \
+        + (1 - f["wrong_caught"]) * f["n_wrong"]
+    return f["right_hedged"] * f["n_right"] + unanswerable_weight * missed
 
 
 def choose(rows: list[dict[str, Any]], weight: float, feature: str = "relevance") -> float | None:
@@ -259,7 +249,8 @@ def cv(rows: list[dict[str, Any]], weight: float, feature: str, folds: int) -> d
         shares = {m: [round(statistics.mean(f[m] for f in fs), 3), round(statistics.pstdev(f[m] for f in fs), 3)]
                   for m in fs[0] if not m.startswith("n_")}
         counts = {m: round(sum(f[m] * f[f"n_{g}"] for f in fs)) for m, g in
-                  (("answerable_hedged", "answerable"), ("unanswerable_caught", "unanswerable"), ("loo_caught", "loo"))}
+                  (("answerable_hedged", "answerable"), ("unanswerable_caught", "unanswerable"), ("loo_caught", "loo"),
+                   ("right_hedged", "right"), ("wrong_caught", "wrong"))}
         out[name] = {"held_out": shares, "counts": counts}
     return out
 
@@ -300,7 +291,7 @@ def fit(args: argparse.Namespace) -> None:
         "weight": args.weight, "feature": args.feature, "threshold": choose(rows, args.weight, args.feature),
         "chosen": cv(rows, args.weight, args.feature, args.folds),
         "all_rows": {"always": figures(rows, None), "extractive": figures(rows, None, "extractive")},
-        "studies": {f"{feature}@w{w:g}": cv(rows, w, feature, args.folds) for feature in STUDIED for w in (1.0, 2.0, 3.0)},
+        "studies": {f"{feature}@w{w:g}": cv(rows, w, feature, args.folds) for feature in STUDIED for w in (0.5, 1.0, 2.0)},
     }
     out["all_rows"]["rule"] = figures(rows, out["threshold"], feature=args.feature)
     out["lead_shown"] = paired(every)
@@ -327,13 +318,11 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--weight", type=float, default=2.0, help="cost of a missed unanswerable/LOO question vs a hedged answerable one")
     f.add_argument("--out", default=str(FIT))
     f.add_argument("--feature", default="relevance", help="the rule's feature (a leading '-': heard above the bar)")
-    r = sub.add_parser("refeature", help="add the decision's features to cached rows without them (no model)")
-    r.add_argument("--data-dir", required=True)
-    for p in (c, f, r):
+    for p in (c, f):
         p.add_argument("--cache", default=str(CACHE))
         p.add_argument("--lead-shown", type=int, default=1)
     args = ap.parse_args(argv)
-    {"collect": collect, "fit": fit, "refeature": refeature}[args.cmd](args)
+    collect(args) if args.cmd == "collect" else fit(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,108 @@
+"""The local model's decline, arbitrated (issue #20; settings.prompts.decline_relevance, fitted by
+evals/declines.py): a "lead" model's NOT IN SOURCES is heard when the decision is unsure (its
+relevance below the bar, a caveat, a name no source mentions) and overruled when it is confident,
+extraction's answer then standing. The real engine and corpus; the model is the conftest mock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import streamed
+
+from assistant import Assistant
+from assistant.engine import DECLINE_OVERRULED, DECLINED_REASON
+from assistant.settings import Settings
+from assistant.types import CAVEAT_MODEL_DECLINED
+from evals.declines import choose, figures
+
+QUESTION = "What does Ring Attention distribute across devices?"
+UNANSWERABLE = "On which GPU model were the speedups of FlashAttention measured?"
+
+
+def lead(corpus_dir: Path, bar: float | None, design: str = "lead") -> Assistant:
+    return Assistant(data_dir=corpus_dir, backend="extractive",
+                     prompts={"designs": {"mock": design}, "decline_relevance": bar})
+
+
+def relevance(corpus: Assistant, question: str) -> float:
+    turn = corpus.engine.analyze(question, corpus.settings.top_k)
+    assert turn.decision.outcome == "answer" and not turn.decision.missing  # a plain answer, no name unmatched
+    return turn.decision.relevance
+
+
+def test_by_default_every_decline_is_heard() -> None:
+    # the fit found no bar that keeps the decline's catches held out (evals/fits/declines.json)
+    assert Settings().prompts.decline_relevance is None
+
+
+def test_a_decline_above_the_bar_is_overruled(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
+    bar = relevance(corpus, QUESTION) - 0.05
+    mock_model.enqueue("NOT IN SOURCES")
+    text, answer = streamed(lead(corpus_dir, bar), QUESTION, backend="mock")
+    extracted = corpus.ask(QUESTION, backend="extractive")
+    assert mock_model.prompts and not mock_model.replies  # the model was asked, and declined
+    assert (answer.fallback_reason or "").startswith(DECLINE_OVERRULED)
+    assert answer.caveat is None and answer.caveat_kind is None and not answer.refused
+    assert answer.text == extracted.text and answer.citations and answer.backend == "mock→extractive"
+    assert "NOT IN SOURCES" not in text and text.strip() == answer.text
+
+
+def test_a_decline_below_the_bar_is_heard(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
+    bar = relevance(corpus, QUESTION) + 0.05
+    mock_model.enqueue("NOT IN SOURCES")
+    _, answer = streamed(lead(corpus_dir, bar), QUESTION, backend="mock")
+    assert answer.fallback_reason == DECLINED_REASON and answer.caveat_kind == CAVEAT_MODEL_DECLINED
+    assert answer.caveat and answer.citations and not answer.refused
+
+
+def test_an_unanswerable_questions_decline_is_heard(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
+    relevance(corpus, UNANSWERABLE)  # the decision would answer it plainly: only the model's decline hedges
+    assert corpus.ask(UNANSWERABLE, backend="extractive").caveat is None
+    mock_model.enqueue("NOT IN SOURCES")
+    _, answer = streamed(lead(corpus_dir, Settings().prompts.decline_relevance), UNANSWERABLE, backend="mock")
+    assert mock_model.prompts and answer.fallback_reason == DECLINED_REASON
+    assert answer.caveat_kind == CAVEAT_MODEL_DECLINED and answer.caveat and not answer.refused
+
+
+def test_other_designs_declines_are_always_heard(corpus_dir: Path, mock_model: Any) -> None:
+    mock_model.enqueue("NOT IN SOURCES")  # the "write" design (the openai backend's): not fitted, heard
+    _, answer = streamed(lead(corpus_dir, 0.0, design="write"), QUESTION, backend="mock")
+    assert answer.fallback_reason == DECLINED_REASON and answer.caveat_kind == CAVEAT_MODEL_DECLINED
+
+
+def test_a_lead_that_answers_is_untouched_by_the_bar(corpus_dir: Path, mock_model: Any) -> None:
+    mock_model.enqueue("Ring Attention distributes long sequences across multiple devices. [1]")
+    _, answer = streamed(lead(corpus_dir, 0.0), QUESTION, backend="mock")
+    assert answer.fallback_reason is None and answer.backend == "mock"
+    assert answer.text.startswith("Ring Attention distributes long sequences across multiple devices.")
+
+
+# --- the fit (evals/declines.py) on made-up cache rows ---------------------------------------------
+def row(answerable: bool, relevance: float, declined: bool, loo: bool = False, right: bool = True) -> dict[str, Any]:
+    plain = {"refused": False, "caveated": False, "first_cited_gold": answerable and right}
+    return {"answerable": answerable, "loo": loo, "type": "lookup", "relevance": relevance, "outcome": "answer",
+            "missing": [], "declined": declined, "source": "s", "lead_shown": 1,
+            "local": {"refused": False, "caveated": declined}, "extractive": plain}
+
+
+def test_the_fit_hears_declines_below_the_confident_answers() -> None:
+    rows = [row(True, 0.8, True), row(True, 0.7, True), row(True, 0.9, False),
+            row(False, 0.3, True), row(False, 0.25, True, loo=True)]
+    t = choose(rows, weight=2.0)
+    assert t is not None and 0.3 < t <= 0.7 + 1e-5
+    kept = figures(rows, t)
+    assert kept["answerable_hedged"] == 0.0 and kept["unanswerable_caught"] == 1.0 and kept["loo_caught"] == 1.0
+    assert figures(rows, None)["answerable_hedged"] == 2 / 3  # always heard: both declines hedge
+
+
+def test_the_fit_keeps_a_catch_worth_more_than_a_hedge() -> None:
+    rows = [row(True, 0.5, True), row(False, 0.6, True)]  # overruling the hedge would lose the catch above it
+    assert figures(rows, choose(rows, weight=2.0))["unanswerable_caught"] == 1.0
+    assert figures(rows, choose(rows, weight=0.5))["answerable_hedged"] == 0.0  # a cheap catch is given up
+
+
+def test_a_hedge_on_a_wrong_answer_is_earned() -> None:
+    rows = [row(True, 0.8, True, right=False), row(True, 0.9, False)]  # the declined answer's [1] is not gold
+    assert choose(rows, weight=2.0) is None  # hearing it costs nothing: the decline stays heard
+    assert figures(rows, None)["wrong_caught"] == 1.0 and figures(rows, None)["right_hedged"] == 0.0
