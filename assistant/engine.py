@@ -36,7 +36,7 @@ from assistant.conversation import evidence_question, resolved_question, standal
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
 from assistant.filters import Filters
-from assistant.focus import described, model_absence, unstated_focus
+from assistant.focus import described, model_absence, nominal, unstated_focus
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
 from assistant.prompts import (
@@ -195,7 +195,8 @@ class AnswerEngine:
         absent = "" if d is None or d.missing or figure or not self.settings.caveat.asked_item else turn.absent
         if d is None or (d.outcome != "caveat" and not model_declined and not (figure or item or absent)) or not answer.citations:
             return answer
-        gaps = [] if d.missing or model_declined or figure or item or absent else unstated(turn.asked, said, self.idf())
+        gaps = [] if d.missing or model_declined or figure or item or absent \
+            else unstated(turn.asked, said, self.idf(), nouns=nominal(turn.asked))
         answer.caveat = NO_FIGURE if figure else absence_caveat(absent, described(turn.asked, said)) if absent \
             else focus_caveat(item.phrase, described(turn.asked, said), item.quantity) if item \
             else caveat_text(d.missing, model_declined, gaps)

@@ -56,9 +56,29 @@ from assistant.evidence import Evidence, Sentence, terms
 _OWN = re.compile(r"\b(?:we|our|us)\b|\bth(?:is|e\s+present)\s+(?:paper|work|study|article|report|thesis|letter)\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 # English asks for a quantity with "how many / how much" and "what number / percentage / fraction /
-# proportion / share of"; an answer states one as a number ("by how large a value is" is a clause
-# about a quantity, not a request for one: "how" + adjective is left out)
-_ASKS_QUANTITY = re.compile(r"\bhow\s+(?:many|much)\b|\bwhat\s+(?:number|percentage|fraction|proportion|share)\s+of\b", re.I)
+# proportion / share of", with "how" + an adverb or adjective of measure ("how long does X take",
+# "how fast / quickly / often", "how many times") and with "at what rate / speed": an answer states
+# one as a number ("by how large a value is" is a clause about a quantity, not a request for one:
+# how + the size adjectives large / big / high, which also open "how large language models ...", is
+# left out; so is "how long-" / "how fast-", a compound adjective)
+_ASKS_QUANTITY = re.compile(r"\bhow\s+(?:many|much)\b|\bwhat\s+(?:number|percentage|fraction|proportion|share)\s+of\b"
+                            r"|\bhow\s+(?:long|fast|quickly|often|frequently)\b(?!-)|\bat\s+what\s+(?:rate|speed|frequency)\b", re.I)
+# the kind of figure asked for, from the question's words of measure: a speed or a ratio ("how fast",
+# "how much faster / does X speed up", "how many times", "at what rate") is stated by a ratio, a
+# percentage, a rate per unit or a time (a latency); a duration or a length ("how long", "how much
+# time") by a number with a unit of time or of sequence length. Anything else ("how many N", "what
+# percentage of") by any number. The units are English's and SI's (and the field's sequence units:
+# tokens, steps, epochs), from the language, not from any question set
+_ASKS_RATE = re.compile(r"\bhow\s+(?:fast|quickly)\b(?!-)|\bhow\s+many\s+times\b|\bat\s+what\s+(?:rate|speed)\b"
+                        r"|\bhow\s+much\b.*\b(?:faster|slower|quicker|speeds?\s+up|sped\s+up|accelerates?)\b", re.I)
+_ASKS_LENGTH = re.compile(r"\bhow\s+long\b(?!-)|\bhow\s+much\s+(?:time|longer)\b", re.I)
+_NUM = r"(?:(?<![A-Za-z0-9.])(?<![A-Za-z]-)\d[\d,.]*\s?[KMB]?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|" \
+       r"twenty|thirty|fifty|hundreds?|thousands?|millions?|billions?|half|a\s+few|several|dozens?))"
+_TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|GPU[- ]?(?:hours?|days?))"
+_RATE = re.compile(rf"{_NUM}[\s-]?(?:×|x(?![A-Za-z])|times\b|-?fold\b|%|percent\b|(?:[A-Za-z]+\s?)?(?:/\s?[A-Za-z]|per\b)|fps\b|FPS\b|Hz\b|{_TIME_UNIT}\b)"
+                   r"|\b(?:twice|double|doubles|halves|halving)\b", re.I)
+_LENGTH = re.compile(rf"{_NUM}[\s-]?(?:{_TIME_UNIT}|tokens?|words?|characters?|frames?|steps?|epochs?|iterations?|samples?|"
+                     r"sentences?|pages?|layers?)\b", re.I)
 # a number: digits not written as part of a name (GPT-4, A100, LASP-2 have a letter, or a letter and
 # a hyphen, before them), or a number word
 _QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -156,17 +176,19 @@ def draft(chosen: list[Sentence]) -> str:
     return " ".join(f"{s.text} [{s.doc_index + 1}]" for s in chosen)
 
 
-def unstated(question: str, answer_text: str, idf: Any, n: int = 3) -> list[str]:
+def unstated(question: str, answer_text: str, idf: Any, n: int = 3, nouns: set[str] | None = None) -> list[str]:
     """The question's words (as written) whose terms no sentence of the answer holds, the ``n``
     rarest in the collection (the most specific), in question order: what a caveat names as not
     stated. A word no abstract of the collection uses is the asker's own wording, not a gap the
     sources leave, so it is not named; common words are stop words already (``terms``).
-    ``idf``: ``assistant.evidence.Idf``."""
+    ``nouns``: when given, only these words may be named (``focus.nominal``: the question's noun
+    phrases and names; a verb such as "take" or a quantifier such as "every" is not a thing the
+    sources leave unstated). ``idf``: ``assistant.evidence.Idf``."""
     said = set(terms(answer_text))
     found: dict[str, tuple[float, int, str]] = {}
     for pos, m in enumerate(_WORD.finditer(question)):
         stems = terms(m.group(0))
-        if not stems or any(t in said for t in stems) or stems[0] in found:
+        if not stems or any(t in said for t in stems) or stems[0] in found or (nouns is not None and m.group(0) not in nouns):
             continue
         if all(idf.holds(t) for t in stems):
             found[stems[0]] = (max(idf(t) for t in stems), pos, m.group(0))
@@ -175,7 +197,15 @@ def unstated(question: str, answer_text: str, idf: Any, n: int = 3) -> list[str]
 
 
 def quantity_unstated(question: str, answer_text: str) -> bool:
-    """The question asks for a quantity and the answer's sentences state no number at all: the
-    sources describe the thing asked about but do not give the figure (said in a caveat, never
-    as a plain answer; lenient: any number in the answer counts as stating it)."""
-    return bool(_ASKS_QUANTITY.search(question)) and not _QUANTITY.search(answer_text)
+    """The question asks for a quantity and the answer's sentences state no number of the kind
+    asked for (``_ASKS_RATE``: a ratio, percentage, rate or time; ``_ASKS_LENGTH``: a duration
+    or length with its unit; else any number): the sources describe the thing asked about but do
+    not give the figure (said in a caveat, never as a plain answer; lenient within a kind: any
+    number of that kind counts as stating it)."""
+    if not _ASKS_QUANTITY.search(question):
+        return False
+    if _ASKS_RATE.search(question):
+        return not _RATE.search(answer_text)
+    if _ASKS_LENGTH.search(question):
+        return not _LENGTH.search(answer_text)
+    return not _QUANTITY.search(answer_text)

@@ -29,8 +29,17 @@ them ("AI", "machine learning", "neural network": every abstract here is one). E
 adjectives ("main", "key", "new", "proposed", "specific") only say which instance is meant.
 Neither is checked; a focus that holds nothing else is no focus. The rest — "license", "GPU",
 "dataset", "perplexity", "FID", "attention" — is written by a sentence that states it: the focus
-is stated when the answer's supported sentences hold any of its words (stemmed, as everywhere;
-lenient, so a right answer is not hedged for wording one of two words differently).
+is stated when the answer's supported sentences hold its **head** (stemmed, as everywhere). English
+puts a compound noun's head last and its modifiers restrict it: a "video platform" is a platform, so
+a sentence about video clips does not state one, and "learning rate" is a rate. A modifier that is a
+name ("FID score", "Hugging Face models": capitalised, an acronym, a digit) identifies the thing on
+its own, so the answer mentioning the name states it too; a head that is a generic or category word
+("GPU model", "attention mechanism") leaves its checkable modifiers to state it (any of them, as
+before: the instance names the kind). The modifiers are not required beside the head: "an MIT
+license" states the "software license" asked for, and requiring every word would hedge right answers
+for wording (lenient by design). There is no synonym list: no established one ships offline here, and
+the stemmer already joins a word's forms. A possessor inside the wh-phrase ("Which video platform's
+clips ...") is what "which" asks for: the phrase ends at the possessive.
 """
 
 from __future__ import annotations
@@ -110,6 +119,10 @@ _CATEGORY = {
     "method", "approach", "technique", "strategy",
     "ai", "artificial", "intelligence", "machine", "learning", "deep", "neural", "network",
 }
+# the field's words that English writes before a head ("deep / neural / artificial" are adjectives;
+# "machine", "learning", "AI" premodify: "machine translation", "learning rate", "AI model"): a
+# compound runs on past them, where a generic noun is the head
+_PREMODIFIER = {"ai", "artificial", "machine", "learning", "deep", "neural"}
 _MODIFIER = {"main", "key", "primary", "principal", "central", "core", "major", "new", "novel", "proposed",
              "specific", "particular", "exact", "precise", "overall", "general", "basic", "unique", "different",
              "other", "first", "best", "current", "existing", "underlying", "common", "certain", "same", "own",
@@ -127,6 +140,7 @@ class Focus:
     words: list[str]  # its checkable words ("software", "license")
     quantity: bool = False  # asked by "how many / how much"
     instance: bool = False  # the head is a category (_CATEGORY): an instance the answer names states it
+    head: str = ""  # the compound's head when it is checkable (the last word); "" when generic: any word states it
 
 
 def _plural(word: str) -> str:
@@ -148,7 +162,7 @@ def _phrase(words: list[str], i: int, closed: bool = False) -> list[str]:
         if out and w.lower().endswith("ed") and (j + 1 == len(words) or words[j + 1].lower() in _FUNCTION):
             break  # a participle before its complement begins a reduced relative ("the vectors inserted into")
         out.append(w)
-        if _generic(w):
+        if _generic(w) and w.lower() not in _PREMODIFIER:
             # English puts a compound's head last ("GPU model", "attention mechanism"), and a
             # generic noun is a head: what follows it is the verb of a subject question
             # ("Which abstracts mention X"), not the phrase
@@ -219,18 +233,90 @@ def focus(question: str) -> Focus | None:
         return None  # "what happens / makes / causes ...": the wh-word is the subject, no noun asked for
     else:
         np = _phrase(words, i + 1, closed=True)
+    np = _possessor(np)
     checked = [w for w in np if not _generic(w, quantity) and w.lower() not in _MODIFIER and terms(w)]
     instance = bool(np) and not quantity and (np[-1].lower() in _CATEGORY or _plural(np[-1].lower()) in _CATEGORY)
-    return Focus(" ".join(np), checked, quantity, instance) if checked else None
+    head = np[-1] if np and checked and np[-1] == checked[-1] else ""
+    return Focus(" ".join(np), checked, quantity, instance, head) if checked else None
+
+
+def _possessor(np: list[str]) -> list[str]:
+    """The wh-phrase up to a possessive inside it: "which video platform's clips" asks which
+    platform (the possessor takes the wh-determiner), so the item is "video platform"."""
+    for k, w in enumerate(np[:-1]):
+        if w.lower().endswith(("'s", "’s")):
+            return [*np[:k], w[:-2]]
+    return np
 
 
 def stated(f: Focus, said: str, question: str = "") -> bool:
-    """Whether the answer's supported sentences ``said`` hold any checkable word of the focus, or,
-    for a category (``Focus.instance``), name something the question does not (the instance)."""
+    """Whether the answer's supported sentences ``said`` hold the focus's head (``Focus.head``),
+    or a name among its modifiers, or (a generic head) any of its checkable words; or, for a
+    category (``Focus.instance``), name something the question does not (the instance)."""
     held = set(terms(said))
-    if any(t in held for w in f.words for t in terms(w)):
+    if f.head:
+        if all(t in held for t in terms(f.head)):
+            return True
+        if any(mentioned(n, said) for n in names(f.phrase)):
+            return True  # "FID score": the name states it
+    elif any(t in held for w in f.words for t in terms(w)):
         return True
     return f.instance and any(not mentioned(n, question) for n in names(said))
+
+
+# what opens an English noun phrase: the articles, demonstratives and possessive determiners, the
+# quantifiers ("every", "each", "all", "some", "any", "no", "many", "few", "several", "most", "both"),
+# the wh-determiners ("what / which / whose N") and the prepositions but "to" (which also marks an
+# infinitive: "to teach") and "as" (also a conjunction before a clause: "as weights grow"). Closed classes of the grammar, not from any question set
+_NP_OPENER = (_DETERMINER | (_PREPOSITION - {"to", "as"}) | {"what", "which", "whose", "my", "our", "your", "every", "each",
+              "all", "some", "any", "no", "many", "much", "few", "several", "most", "both", "either", "neither",
+              "more", "less", "fewer", "other", "another"})
+# what ends one: the auxiliaries, "to", the pronouns, the conjunctions and the wh-adverbs
+_NP_BREAK = _FUNCTION | {"i", "you", "we", "he", "she", "it", "they", "me", "us", "him", "them", "one", "there", "not",
+                         "than", "as", "very", "too", "also", "just", "only", "even"}
+
+
+_OBJECT = {"it", "them", "us", "me", "him"}  # the object pronouns (English's closed class; "her" is also a determiner)
+
+
+def _head(run: list[str] | None) -> list[str]:
+    """A noun phrase's head as a caveat names it: its last word, or when that is a generic noun
+    ("the best way", "the main idea"), the last modifier before it that is not; evaluative
+    adjectives are never named. (A category noun, "parameters", "model", is a thing the sources
+    can leave unstated: named.)"""
+    kept = [w for w in run or [] if not _generic(w, counted=True) and w.lower() not in _MODIFIER]
+    return kept[-1:]
+
+
+def nominal(question: str) -> set[str]:
+    """The heads of the question's noun phrases, and its names: what a caveat may name as "not
+    mentioned" (``extractive.unstated``). A noun phrase opens after a determiner, a quantifier, a
+    wh-determiner, a preposition, a number or a possessive and runs over content words to the next
+    function word; its head is its last word (English puts it last, the modifiers restrict it: the
+    thing missing is the head's). Verbs stand after a subject or an auxiliary ("How long does
+    training take", "How can you teach a model") or inside a run that is not its last word ("every
+    hospital teach nurses"), quantifiers are openers: neither "take", "teach" nor "every" is a
+    thing the sources could leave unstated."""
+    words = [m.group(0) for m in _WORD.finditer(question)]
+    out: set[str] = set()
+    run: list[str] | None = None  # the content words of the noun phrase open now (None: none open)
+    for w in words:
+        low = w.lower()
+        if low in _NP_OPENER or low.endswith(("'s", "’s")) or w[0].isdigit() or low in _OBJECT:
+            if run and (len(run) > 1 or run[-1].lower().endswith("ing")) and low not in _PREPOSITION:
+                # a noun phrase (or an object pronoun) straight after another: the run ends with a
+                # verb, or is a gerund with its object ("every model teach a student", "help it",
+                # "of putting every example")
+                run.pop()
+            out.update(_head(run))
+            run = None if low in _OBJECT else []  # a verb follows the pronoun ("help it learn")
+        elif low in _NP_BREAK or low in _PUNCTUATION or (run is not None and low.endswith("ed") and low not in _GENERIC):
+            out.update(_head(run))  # (a past participle after a noun begins a reduced relative)
+            run = None
+        elif run is not None:
+            run.append(w)
+    out.update(_head(run))
+    return out | {w for n in names(question) for w in n.split()}
 
 
 def described(question: str, said: str) -> list[str]:

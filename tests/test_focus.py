@@ -161,3 +161,72 @@ def test_ask_json_carries_the_caveat_kind(corpus_dir: Any) -> None:
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["caveat_kind"] == "asked_item" and data["caveat"].startswith("The abstracts found describe LASP-2")
+
+
+# --- session 10, B4 (#19): the figure's kind, the compound's head, the words a caveat names ---------
+@pytest.mark.parametrize(("question", "said", "unstated"), [
+    ("How long does training take on ImageNet?", "Our model reaches 76.3% accuracy on ImageNet-1K.", True),  # no duration
+    ("How long does training take on ImageNet?", "Training takes 3 days on 8 GPUs.", False),
+    ("How long a context does it handle?", "It handles 128K tokens.", False),  # a length
+    ("How fast is decoding?", "Decoding is 2.3x faster than attention.", False),  # a ratio
+    ("How fast is decoding?", "Decoding runs at 120 tokens per second.", False),  # a rate
+    ("How fast is decoding?", "We evaluate decoding on 3 benchmarks.", True),  # a count is no speed
+    ("How much does pruning speed up inference on a phone?", "We prune 3 layers of ResNet-50.", True),
+    ("How much does pruning speed up inference on a phone?", "Pruning makes inference 40% faster.", False),
+    ("How many parameters does it have?", "It has 7B parameters.", False),  # any number, as before
+    ("How long-range are the dependencies it captures?", "It captures long-range dependencies.", False),  # an adjective
+])
+def test_a_quantity_question_needs_a_number_of_the_kind_asked(question: str, said: str, unstated: bool) -> None:
+    from assistant.extractive import quantity_unstated
+
+    assert quantity_unstated(question, said) is unstated
+
+
+def test_how_long_training_takes_is_a_figure_the_abstract_may_not_state(corpus: Assistant) -> None:
+    # LASP-2's abstract states a speed-up (15.2%) and a sequence length, no training time: the
+    # sentences stand under the figure caveat (fails before: "how long" was no quantity question)
+    answer = corpus.ask("How long does LASP-2 take to train?")
+    assert not answer.refused and answer.citations and answer.caveat_kind == "figure"
+    assert answer.caveat is not None and "do not state the number asked for" in answer.caveat
+    # "how fast" is stated by the same sentence's percentage: a plain answer (no caveat on a right answer)
+    fast = corpus.ask("How fast is LASP-2?")
+    assert fast.caveat is None and "15.2%" in fast.text
+
+
+@pytest.mark.parametrize(("question", "said", "is_stated"), [
+    ("Which video platform were the clips taken from?", "We train on video clips.", False),  # a modifier alone
+    ("Which video platform were the clips taken from?", "Clips come from the YouTube platform.", True),
+    ("Which video platform's clips was the detector trained on?", "We train on video clips.", False),  # the possessor
+    ("What learning rate did the runs use?", "The runs use a learning schedule.", False),
+    ("What FID score does Sana-0.6B achieve?", "Sana-0.6B achieves an FID of 5.8.", True),  # a name modifier states it
+    ("Under what software license is TabPFN released?", "TabPFN is released under an MIT license.", True),  # the head
+    ("Which GPU model were the speedups measured on?", "Speedups are measured on A100 GPUs.", True),  # a generic head
+])
+def test_a_compound_is_stated_by_its_head(question: str, said: str, is_stated: bool) -> None:
+    assert (unstated_focus(question, said) is None) is is_stated
+
+
+def test_a_compound_whose_head_is_not_stated_is_caveated(corpus: Assistant) -> None:
+    # ConTra's abstract writes "video clip" but no platform: the item is not stated (fails before:
+    # "video" alone stated the "video platform", a plain answer)
+    answer = corpus.ask("Which video platform were the ConTra clips taken from?")
+    assert not answer.refused and answer.caveat_kind == "asked_item"
+    assert answer.caveat is not None and "do not state the video platform asked for" in answer.caveat
+
+
+def test_the_nouns_a_caveat_may_name() -> None:
+    from assistant.focus import nominal
+
+    assert nominal("Can you let every hospital teach nurses to schedule shifts?") == {"nurses"}
+    assert nominal("How long does it take to train the joint clustering model on ImageNet?") == {"model", "ImageNet"}
+    assert "accuracy" in nominal("What accuracy does grokking reach on quokkas?")
+
+
+def test_the_weak_match_caveat_names_no_verbs_or_quantifiers(corpus: Assistant) -> None:
+    # before, the caveat said the statements 'do not mention "let", "every" or "teach"' and
+    # '"long" or "SETR"': words no source could be missing; now only nouns and names are named
+    for question in ("Can you let every hospital teach nurses to schedule shifts?", "How long does SETR take to train?"):
+        answer = corpus.ask(question)
+        assert answer.caveat is not None and answer.caveat_kind == "weak_match", question
+        for word in ("let", "every", "teach", "long", "take"):
+            assert f'"{word}"' not in answer.caveat, (question, answer.caveat)
