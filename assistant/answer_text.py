@@ -24,7 +24,8 @@ from assistant.types import Evidence as EvidenceSpan
 REFUSAL_TEXT = "The collection does not answer this question."
 EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
 MODEL_REFUSAL = "NOT IN SOURCES"
-NO_FIGURE = "The abstracts found describe this but do not state the number asked for; the closest statements are:"
+# the figure caveat when the answer's sentences name none of the question's names (figure_caveat)
+NO_FIGURE = "The abstracts found do not state the number asked for; the closest statements are:"
 DECLINED_REASON = "the model declined (no direct answer in the sources); the closest statements are quoted, saying so"
 Hits = list[tuple[StoredDoc, float]]
 
@@ -63,6 +64,13 @@ def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str
     state the license asked for; ..." ("the number of N" for "how many N")."""
     item = f"number of {item}" if quantity else item
     return f"The abstracts found {_describe(described)}do not state the {item} asked for; the closest statements are:"
+
+
+def figure_caveat(described: list[str]) -> str:
+    """The caveat of an answer that states no figure of the kind asked for
+    (``extractive.quantity_unstated``): "The abstracts found describe LASP-2 but do not state the
+    number asked for; ..." (was "describe this but …", which named nothing)."""
+    return f"The abstracts found {_describe(described)}do not state the number asked for; the closest statements are:"
 
 
 def _describe(described: list[str]) -> str:

@@ -26,6 +26,7 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     caveat_kind,
     caveat_text,
     citations,
+    figure_caveat,
     focus_caveat,
     join_names,
 )
@@ -197,7 +198,7 @@ class AnswerEngine:
             return answer
         gaps = [] if d.missing or model_declined or figure or item or absent \
             else unstated(turn.asked, said, self.idf(), nouns=nominal(turn.asked))
-        answer.caveat = NO_FIGURE if figure else absence_caveat(absent, described(turn.asked, said)) if absent \
+        answer.caveat = figure_caveat(described(turn.asked, said)) if figure else absence_caveat(absent, described(turn.asked, said)) if absent \
             else focus_caveat(item.phrase, described(turn.asked, said), item.quantity) if item \
             else caveat_text(d.missing, model_declined, gaps)
         answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent), item is not None)

@@ -188,6 +188,8 @@ def test_how_long_training_takes_is_a_figure_the_abstract_may_not_state(corpus: 
     answer = corpus.ask("How long does LASP-2 take to train?")
     assert not answer.refused and answer.citations and answer.caveat_kind == "figure"
     assert answer.caveat is not None and "do not state the number asked for" in answer.caveat
+    # the caveat names what the sentences describe, as the asked-item caveat does (was "describe this")
+    assert answer.caveat.startswith("The abstracts found describe LASP-2 but do not state"), answer.caveat
     # "how fast" is stated by the same sentence's percentage: a plain answer (no caveat on a right answer)
     fast = corpus.ask("How fast is LASP-2?")
     assert fast.caveat is None and "15.2%" in fast.text
