@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant import decision as decision_mod
+from assistant import types as kinds
 from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported from here too)
     DECLINED_REASON,
     EMPTY_TEXT,
@@ -196,12 +197,13 @@ class AnswerEngine:
         absent = "" if d is None or d.missing or figure or not self.settings.caveat.asked_item else turn.absent
         if d is None or (d.outcome != "caveat" and not model_declined and not (figure or item or absent)) or not answer.citations:
             return answer
-        gaps = [] if d.missing or model_declined or figure or item or absent \
-            else unstated(turn.asked, said, self.idf(), nouns=nominal(turn.asked))
-        answer.caveat = figure_caveat(described(turn.asked, said)) if figure else absence_caveat(absent, described(turn.asked, said)) if absent \
-            else focus_caveat(item.phrase, described(turn.asked, said), item.quantity) if item \
-            else caveat_text(d.missing, model_declined, gaps)
-        answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent), item is not None)
+        # which caveat: the order lives in answer_text.caveat_kind alone; the text follows the kind
+        kind = answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent), item is not None)
+        named = described(turn.asked, said)
+        answer.caveat = figure_caveat(named) if kind == kinds.CAVEAT_FIGURE else absence_caveat(absent, named) \
+            if kind == kinds.CAVEAT_MODEL_ABSENCE else focus_caveat(item.phrase, named, item.quantity) if item and kind == kinds.CAVEAT_ASKED_ITEM \
+            else caveat_text(d.missing, model_declined, unstated(turn.asked, said, self.idf(), nouns=nominal(turn.asked))
+                             if kind == kinds.CAVEAT_WEAK_MATCH else [])
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
 
