@@ -121,7 +121,8 @@ _CATEGORY = {
 }
 # the field's words that English writes before a head ("deep / neural / artificial" are adjectives;
 # "machine", "learning", "AI" premodify: "machine translation", "learning rate", "AI model"): a
-# compound runs on past them, where a generic noun is the head
+# compound runs on past them, where a generic noun is the head (the field's premodifiers as its
+# terms are spelled: "deep learning", "neural network", "machine translation"; not from a question set)
 _PREMODIFIER = {"ai", "artificial", "machine", "learning", "deep", "neural"}
 _MODIFIER = {"main", "key", "primary", "principal", "central", "core", "major", "new", "novel", "proposed",
              "specific", "particular", "exact", "precise", "overall", "general", "basic", "unique", "different",
@@ -271,7 +272,9 @@ def stated(f: Focus, said: str, question: str = "") -> bool:
 _NP_OPENER = (_DETERMINER | (_PREPOSITION - {"to", "as"}) | {"what", "which", "whose", "my", "our", "your", "every", "each",
               "all", "some", "any", "no", "many", "much", "few", "several", "most", "both", "either", "neither",
               "more", "less", "fewer", "other", "another"})
-# what ends one: the auxiliaries, "to", the pronouns, the conjunctions and the wh-adverbs
+# what ends one: the auxiliaries, "to", the pronouns, the conjunctions and the wh-adverbs, plus the
+# focusing and degree adverbs (very, too, also, just, only, even); closed classes of the grammar,
+# not from any question set
 _NP_BREAK = _FUNCTION | {"i", "you", "we", "he", "she", "it", "they", "me", "us", "him", "them", "one", "there", "not",
                          "than", "as", "very", "too", "also", "just", "only", "even"}
 

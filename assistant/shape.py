@@ -169,7 +169,8 @@ _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\
                        rf"\b(?P<rest>.*)$", re.I)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$", re.I)
 _COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
-# "works" is a plural noun (papers) or a verb; before a degree adverb it is the verb ("which works best").
+# "works" is a plural noun (papers) or a verb; before a degree adverb (a closed class) it is the verb
+# ("which works best"): English's -s marks both. Seen on a tuning follow-up (paraphrase_written).
 _WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?which\s+works\s+(?:best|better|well|worst|most|least)\b", re.I)
 # A superlative picks one: "Which of them scales to the largest…" asks for one paper.
 _SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
