@@ -98,7 +98,6 @@ class HybridRetriever:
         self.embedder = embedder
         self._lock = threading.Lock()
         self._count = -1
-        self._last_query: tuple[str, np.ndarray] | None = None  # embed_query's last (query, vector)
         self._chunk_count = 0
         self._checked = 0.0  # monotonic time of the last count check
         self._synced = False  # the lexical index holds what the store held at the last check
@@ -221,15 +220,7 @@ class HybridRetriever:
         return got
 
     def embed_query(self, query: str) -> np.ndarray:
-        """The query's vector (read-only). The last one is kept: a list question embeds its topic
-        for the candidates and again for the feedback restatement (topics.feedback), ~23 ms each."""
-        last = self._last_query
-        if last is not None and last[0] == query:
-            return last[1]
-        vec = np.asarray(self.embedder([query]), dtype=np.float32)[0]
-        vec.setflags(write=False)
-        self._last_query = (query, vec)
-        return vec
+        return np.asarray(self.embedder([query]), dtype=np.float32)[0]
 
     def signals(self, query: str, n: int, names: Iterable[str] = SIGNALS, vector: np.ndarray | None = None,
                 filters: Filters | None = None, exclude: set[str] | None = None) -> dict[str, Ranked]:

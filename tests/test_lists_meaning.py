@@ -194,25 +194,3 @@ def test_the_fits_rule_by_meaning_reads_the_feedback_ranking_when_chosen() -> No
     assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.5, True, 5) == ["x", "y"]  # the feedback's best 2 within 0.7 x 0.9
     assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.65, True, 5) == []  # the floor is the chunk cosine's
     assert LR.best_params([f])[6] == 5 and LR.best_params([f], feedback=False)[6] == 0
-
-
-def test_the_topic_is_embedded_once_for_candidates_and_feedback(corpus: Assistant) -> None:
-    """The feedback reuses the topic's vector the candidates' search just computed (the
-    retriever keeps its last query's vector, read-only); another query is embedded anew."""
-    from assistant.topics import candidates, feedback
-
-    retriever = corpus.engine.retriever
-    calls: list[list[str]] = []
-    inner = retriever.embedder
-    retriever.embedder = lambda texts: calls.append(list(texts)) or inner(texts)
-    try:
-        topic = "keep a fixed-size memory updated token by token"
-        found = candidates(corpus.engine, topic, 20)
-        feedback(corpus.engine, topic, found, 5)
-        assert calls.count([topic]) == 1
-        vec = retriever.embed_query(topic)
-        assert not vec.flags.writeable
-        retriever.embed_query("another question")
-        assert calls[-1] == ["another question"]
-    finally:
-        retriever.embedder = inner
