@@ -227,8 +227,17 @@ def test_the_nouns_a_caveat_may_name() -> None:
 def test_the_weak_match_caveat_names_no_verbs_or_quantifiers(corpus: Assistant) -> None:
     # before, the caveat said the statements 'do not mention "let", "every" or "teach"' and
     # '"long" or "SETR"': words no source could be missing; now only nouns and names are named
-    for question in ("Can you let every hospital teach nurses to schedule shifts?", "How long does SETR take to train?"):
-        answer = corpus.ask(question)
-        assert answer.caveat is not None and answer.caveat_kind == "weak_match", question
-        for word in ("let", "every", "teach", "long", "take"):
-            assert f'"{word}"' not in answer.caveat, (question, answer.caveat)
+    from assistant.extractive import unstated
+    from assistant.focus import nominal
+
+    question = "Can you let every hospital teach nurses to schedule shifts?"
+    answer = corpus.ask(question)
+    assert answer.caveat is not None and answer.caveat_kind == "weak_match", question
+    for word in ("let", "every", "teach"):
+        assert f'"{word}"' not in answer.caveat, (question, answer.caveat)
+    # the words the caveat would name, against a fixed statement (the answer above depends on what
+    # the shared corpus ranks; this does not): nouns and names only
+    question, said = "How long does SETR take to train?", "SETR treats semantic segmentation as a sequence prediction task."
+    named = unstated(question, said, corpus.engine.idf(), nouns=nominal(question))
+    assert not {"long", "take", "does"} & {w.lower() for w in named}, named
+    assert {"long", "take"} & {w.lower() for w in unstated(question, said, corpus.engine.idf())}  # without nouns=: named before
