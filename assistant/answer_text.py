@@ -3,6 +3,7 @@ citations of the sources an answer cites, and one LLM call's token usage and cos
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assistant.export import reference_metadata
@@ -62,6 +63,8 @@ def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str
     """The caveat of an answer whose sentences are about the question's subject but do not state
     the item it asks for (``assistant.focus``): "The abstracts found describe LASP-2 but do not
     state the license asked for; ..." ("the number of N" for "how many N")."""
+    # a name of the item itself ("FID" of "FID score") is not what the sentences describe instead
+    described = [d for d in described if not re.search(rf"(?<!\w){re.escape(d)}(?!\w)", item, re.I)]
     item = f"number of {item}" if quantity else item
     return f"The abstracts found {_describe(described)}do not state the {item} asked for; the closest statements are:"
 
@@ -116,3 +119,46 @@ def add_usage(answer: Answer, model: Any, messages: list[dict[str, str]], comple
         cost = estimate_cost(model.model, usage["prompt_tokens"], usage["completion_tokens"])
         if cost is not None:
             usage["cost_usd"] = round(cost, 6)
+
+
+# A sentence that states the sources' silence: English writes it with a reporting verb negated
+# ("The abstract does not specify / mention / state / report X") or passive ("X is not specified
+# in the abstract"), or with "no" before a noun of telling ("There is no information about X");
+# the subject is the text itself (abstract, paper, source, context, text, passage), never a method.
+_TEXTS = r"(?:the\s+)?(?:provided\s+|given\s+)?(?:abstracts?|papers?|sources?|context|texts?|passages?|documents?|excerpts?)"
+_TELL = r"(?:specify|mention|state|report|provide|give|describe|include|say|indicate|discuss|contain|detail|disclose|list)"
+_TOLD = r"(?:specified|mentioned|stated|reported|provided|given|described|included|indicated|discussed|detailed|disclosed|listed)"
+_ABSENCE = (
+    re.compile(rf"^\s*{_TEXTS}\s+(?:does|do|did)\s+not\s+(?:explicitly\s+|directly\s+|clearly\s+)?{_TELL}\s+(?P<x>.+)$", re.I),
+    re.compile(rf"^\s*{_TEXTS}\s+(?:doesn't|don't|didn't)\s+(?:explicitly\s+)?{_TELL}\s+(?P<x>.+)$", re.I),
+    re.compile(rf"^\s*(?P<x>.+?)\s+(?:is|are|was|were)\s+not\s+(?:explicitly\s+|directly\s+|clearly\s+)?{_TOLD}\b.*$", re.I),
+    re.compile(r"^\s*(?:there\s+is\s+)?no\s+(?:information|mention|details?|data|indication|figure)\s+(?:is\s+)?"
+               r"(?:given\s+|provided\s+)?(?:about|on|regarding|of|for|concerning)\s+(?P<x>.+)$", re.I),
+)
+_TAIL = re.compile(rf"\s*(?:\[[\d,;\s]+\]|\b(?:in|by|within|from)\s+{_TEXTS}\b|[.!;:,\s])*$", re.I)
+_ABSENCE_WORDS = 10  # sanity bound: what a sentence says is missing is a noun phrase, not a clause
+
+
+def absence(sentence: str) -> str | None:
+    """What ``sentence`` says the sources do not state ("The abstract does not specify the license
+    of LASP-2 [1]." -> "the license of LASP-2"), or None when it says no such thing."""
+    for pattern in _ABSENCE:
+        m = pattern.match(sentence.strip())
+        if m:
+            x = _TAIL.sub("", m.group("x")).strip()
+            if x and len(x.split()) <= _ABSENCE_WORDS and not re.match(_TEXTS + r"$", x, re.I):
+                first, _, rest = x.partition(" ")  # it goes mid-sentence: "do not state the license"
+                return f"{first.lower()} {rest}".strip() if first.lower() in _LOWER_FIRST else x
+    return None
+
+
+# a determiner or a wh-word goes lower case mid-sentence ("do not state the license")
+_LOWER_FIRST = {"the", "its", "their", "his", "her", "this", "that", "these", "those", "a", "an", "any", "how", "what",
+                "which", "whether", "who", "when", "where", "why"}
+
+
+def model_absence(sentences: list) -> str:
+    """What a model's dropped sentence says the sources do not state (``absence``), or "": the
+    verifier drops "The abstract does not specify X" (no source supports a statement of silence),
+    but it is the model's right reading, so the caveat says it."""
+    return next((x for s in sentences if not s.supported and (x := absence(s.text))), "")

@@ -30,6 +30,7 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     figure_caveat,
     focus_caveat,
     join_names,
+    model_absence,
 )
 from assistant.backends.grammars import grammar_for
 from assistant.citations import Verifier
@@ -38,7 +39,7 @@ from assistant.conversation import evidence_question, resolved_question, standal
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
 from assistant.filters import Filters
-from assistant.focus import described, model_absence, nominal, unstated_focus
+from assistant.focus import cited_parts, described, nominal, unstated_focus
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
 from assistant.prompts import (
@@ -70,7 +71,7 @@ class Turn:
     k: int
     exclude: set[str] | None = None
     note: str = ""
-    absent: str = ""  # what the model said the sources do not state (focus.model_absence), kept for a fallback
+    absent: str = ""  # what the model said the sources do not state (answer_text.model_absence), kept for a fallback
     t0: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
     hits: Hits = field(default_factory=list)
@@ -193,7 +194,7 @@ class AnswerEngine:
         figure = d is not None and d.outcome == "answer" and not model_declined and quantity_unstated(turn.asked, said)
         # the item the question asks for, unstated by the sentences (assistant/focus.py)
         item = None if d is None or d.missing or model_declined or figure or not self.settings.caveat.asked_item \
-            else unstated_focus(turn.asked, said)
+            else unstated_focus(turn.asked, said, cited_parts(answer.sentences))
         absent = "" if d is None or d.missing or figure or not self.settings.caveat.asked_item else turn.absent
         if d is None or (d.outcome != "caveat" and not model_declined and not (figure or item or absent)) or not answer.citations:
             return answer

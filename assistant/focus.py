@@ -142,6 +142,8 @@ class Focus:
     quantity: bool = False  # asked by "how many / how much"
     instance: bool = False  # the head is a category (_CATEGORY): an instance the answer names states it
     head: str = ""  # the compound's head when it is checkable (the last word); "" when generic: any word states it
+    which: bool = False  # asked by "which N": an identification, stated by naming the instance (see _identified)
+    value: bool = False  # the head is a noun of measure (_MEASURE): stated with a number (see _valued)
 
 
 def _plural(word: str) -> str:
@@ -238,7 +240,9 @@ def focus(question: str) -> Focus | None:
     checked = [w for w in np if not _generic(w, quantity) and w.lower() not in _MODIFIER and terms(w)]
     instance = bool(np) and not quantity and (np[-1].lower() in _CATEGORY or _plural(np[-1].lower()) in _CATEGORY)
     head = np[-1] if np and checked and np[-1] == checked[-1] else ""
-    return Focus(" ".join(np), checked, quantity, instance, head) if checked else None
+    which = wh == "which" and not quantity and nxt not in _COPULA
+    value = not quantity and bool(head) and _plural(head.lower()) in _MEASURE
+    return Focus(" ".join(np), checked, quantity, instance, head, which, value) if checked else None
 
 
 def _possessor(np: list[str]) -> list[str]:
@@ -256,13 +260,65 @@ def stated(f: Focus, said: str, question: str = "") -> bool:
     category (``Focus.instance``), name something the question does not (the instance)."""
     held = set(terms(said))
     if f.head:
-        if all(t in held for t in terms(f.head)):
-            return True
-        if any(mentioned(n, said) for n in names(f.phrase)):
-            return True  # "FID score": the name states it
+        if all(t in held for t in terms(f.head)) or any(mentioned(n, said) for n in names(f.phrase)):
+            return _counted(f, said) and _valued(f, said) and _identified(f, said, question)  # a name: "FID score"
     elif any(t in held for w in f.words for t in terms(w)):
         return True
     return f.instance and any(not mentioned(n, question) for n in names(said))
+
+
+# What the item asked for is, beyond its words (the head stated is necessary, not sufficient):
+# - **a count** ("how many N"): English writes a count before the noun it counts, its unit
+#   ("64 GPUs", "3B and 7B checkpoints", "a 12-layer model"); a number elsewhere counts something
+#   else ("25 irrelevant patents" is no count of "patent documents").
+# - **a value** ("what learning rate / batch size / FID score"): a noun of measure names a
+#   dimension whose instances are values, so a sentence naming the dimension without a number
+#   ("the effective learning rate remains constant") states that there is one, not which.
+# - **an identification** ("which N"): English "which" asks to pick among instances the hearer can
+#   tell apart, i.e. by name ("Which video platform" - "YouTube"); a sentence holding only the
+#   question's own words ("data from five news sites") names none. Only a name no question word
+#   is counts, in a sentence that holds the head; "what N" is not held to it ("what loss" - "a
+#   contrastive loss").
+# The nouns of measure: the nouns of English's dimension adjectives (long/length, wide/width,
+# high/height, deep/depth, large/size, fast/speed, heavy/weight, far/distance, frequent/frequency,
+# hot/temperature, costly/cost, old/age) and the nouns that name a measured quantity as such
+# (rate, value, score, level, accuracy, error, latency, throughput, budget, price); from the
+# grammar and the field's measurement vocabulary, not from any question set.
+_MEASURE = {"length", "width", "height", "depth", "size", "speed", "weight", "distance", "frequency", "temperature",
+            "cost", "age", "rate", "value", "score", "level", "accuracy", "error", "latency", "throughput", "budget",
+            "price"}
+_NUMERAL = re.compile(r"^(?:\d[\d,.]*(?:[eE]-?\d+)?[%xX×]?[KMBTkmbt]?|one|two|three|four|five|six|seven|eight|nine|ten|"
+                      r"eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|dozens?)$", re.I)
+_COUNT_SPAN = 3  # sanity bound: the modifiers English puts between a count and its noun ("7B OpenLLaMA checkpoints")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+
+
+def _counted(f: Focus, said: str) -> bool:
+    if not f.quantity or not f.head or not f.head.lower().endswith("s"):
+        return True  # a plural unit is counted ("how many GPUs"); "how much N" measures a mass (any unit)
+    unit = terms(f.head)
+    words = [m.group(0) for m in _WORD.finditer(said)]
+    for k, w in enumerate(words):
+        low = w.lower()
+        if low[:1].isdigit() and "-" in low and terms(low.split("-", 1)[1])[-1:] == unit[-1:]:
+            return True  # "a 12-layer model"
+        if terms(w) == unit and any(_NUMERAL.match(x) for x in words[max(0, k - _COUNT_SPAN):k]):
+            return True
+    return False
+
+
+def _valued(f: Focus, said: str) -> bool:
+    if not f.value:
+        return True
+    head, named = set(terms(f.head)), names(f.phrase)
+    return any((head <= set(terms(s)) or any(mentioned(n, s) for n in named)) and any(_NUMERAL.match(w) for w in _WORD.findall(s)) for s in _SENTENCE.split(said))
+
+
+def _identified(f: Focus, said: str, question: str) -> bool:
+    """(the instance is written with its kind, in the sentence that names the kind: "the YouTube platform")"""
+    head = set(terms(f.head))
+    return not f.which or any(head <= set(terms(s)) and any(not mentioned(n, question) for n in names(s))
+                              for s in _SENTENCE.split(said))
 
 
 # what opens an English noun phrase: the articles, demonstratives and possessive determiners, the
@@ -327,48 +383,26 @@ def described(question: str, said: str) -> list[str]:
     return [n for n in names(question) if mentioned(n, said)]
 
 
-def unstated_focus(question: str, said: str) -> Focus | None:
-    """The question's focus when the answer's sentences do not state it; None otherwise."""
+def unstated_focus(question: str, said: str, parts: list[str] | None = None) -> Focus | None:
+    """The question's focus when the answer's sentences do not state it; None otherwise.
+    ``parts``: the sentences of each source cited. An attribute is stated of its bearer: "What FID
+    score does Sana-0.6B achieve?" is not answered by another work's "Fluid achieves an FID of
+    6.16", so where some source's sentences mention a name the question asks about (beside the
+    focus's own), only those sources can state the focus (an abstract speaks of its work as "we" /
+    "our model" in its other sentences: a source, not a sentence, is the bearer's scope)."""
     f = focus(question)
-    return f if f is not None and said.strip() and not stated(f, said, question) else None
+    if f is None or not said.strip():
+        return None
+    own = names(f.phrase)
+    bearers = [n for n in names(question) if not any(mentioned(n, o) for o in own)]
+    about = [p for p in parts or [] if any(mentioned(n, p) for n in bearers)]
+    return None if stated(f, " ".join(about) if about else said, question) else f
 
 
-# A sentence that states the sources' silence: English writes it with a reporting verb negated
-# ("The abstract does not specify / mention / state / report X") or passive ("X is not specified
-# in the abstract"), or with "no" before a noun of telling ("There is no information about X");
-# the subject is the text itself (abstract, paper, source, context, text, passage), never a method.
-_TEXTS = r"(?:the\s+)?(?:provided\s+|given\s+)?(?:abstracts?|papers?|sources?|context|texts?|passages?|documents?|excerpts?)"
-_TELL = r"(?:specify|mention|state|report|provide|give|describe|include|say|indicate|discuss|contain|detail|disclose|list)"
-_TOLD = r"(?:specified|mentioned|stated|reported|provided|given|described|included|indicated|discussed|detailed|disclosed|listed)"
-_ABSENCE = (
-    re.compile(rf"^\s*{_TEXTS}\s+(?:does|do|did)\s+not\s+(?:explicitly\s+|directly\s+|clearly\s+)?{_TELL}\s+(?P<x>.+)$", re.I),
-    re.compile(rf"^\s*{_TEXTS}\s+(?:doesn't|don't|didn't)\s+(?:explicitly\s+)?{_TELL}\s+(?P<x>.+)$", re.I),
-    re.compile(rf"^\s*(?P<x>.+?)\s+(?:is|are|was|were)\s+not\s+(?:explicitly\s+|directly\s+|clearly\s+)?{_TOLD}\b.*$", re.I),
-    re.compile(r"^\s*(?:there\s+is\s+)?no\s+(?:information|mention|details?|data|indication|figure)\s+(?:is\s+)?"
-               r"(?:given\s+|provided\s+)?(?:about|on|regarding|of|for|concerning)\s+(?P<x>.+)$", re.I),
-)
-_TAIL = re.compile(rf"\s*(?:\[[\d,;\s]+\]|\b(?:in|by|within|from)\s+{_TEXTS}\b|[.!;:,\s])*$", re.I)
-_ABSENCE_WORDS = 10  # sanity bound: what a sentence says is missing is a noun phrase, not a clause
-
-
-def absence(sentence: str) -> str | None:
-    """What ``sentence`` says the sources do not state ("The abstract does not specify the license
-    of LASP-2 [1]." -> "the license of LASP-2"), or None when it says no such thing."""
-    for pattern in _ABSENCE:
-        m = pattern.match(sentence.strip())
-        if m:
-            x = _TAIL.sub("", m.group("x")).strip()
-            if x and len(x.split()) <= _ABSENCE_WORDS and not re.match(_TEXTS + r"$", x, re.I):
-                first, _, rest = x.partition(" ")  # it goes mid-sentence: "do not state the license"
-                return f"{first.lower()} {rest}".strip() if first.lower() in _LOWER_FIRST else x
-    return None
-
-
-_LOWER_FIRST = _DETERMINER | {"any", "how", "what", "which", "whether", "who", "when", "where", "why"}
-
-
-def model_absence(sentences: list) -> str:
-    """What a model's dropped sentence says the sources do not state (``absence``), or "": the
-    verifier drops "The abstract does not specify X" (no source supports a statement of silence),
-    but it is the model's right reading, so the caveat says it."""
-    return next((x for s in sentences if not s.supported and (x := absence(s.text))), "")
+def cited_parts(sentences: list) -> list[str]:
+    """The supported sentences of each source an answer cites, joined per source (its [n])."""
+    by: dict[int, list[str]] = {}
+    for s in sentences:
+        for n in s.citations if s.supported else []:
+            by.setdefault(n, []).append(s.text)
+    return [" ".join(v) for v in by.values()]

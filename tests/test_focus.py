@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from assistant.answer_text import absence
 from assistant.core import Assistant
-from assistant.focus import absence, focus, stated, unstated_focus
+from assistant.focus import focus, stated, unstated_focus
 from assistant.settings import CaveatSettings
 
 
@@ -241,3 +242,57 @@ def test_the_weak_match_caveat_names_no_verbs_or_quantifiers(corpus: Assistant) 
     named = unstated(question, said, corpus.engine.idf(), nouns=nominal(question))
     assert not {"long", "take", "does"} & {w.lower() for w in named}, named
     assert {"long", "take"} & {w.lower() for w in unstated(question, said, corpus.engine.idf())}  # without nouns=: named before
+
+
+# --- session 11, C3 (#19): a count, a value, an identification, the bearer -----------------------------
+@pytest.mark.parametrize(("question", "said", "is_stated"), [
+    # a count stands before the noun it counts; another noun's number is no count of it
+    ("How many patent documents was PaECTER fine-tuned on?",
+     "PaECTER is compared against 25 irrelevant patents. We embed patent documents.", False),
+    ("How many patent documents was PaECTER fine-tuned on?", "We fine-tune on 300,000 English patent documents.", True),
+    ("How many layers does it have?", "It is a 12-layer transformer.", True),  # the count in a compound
+    ("How many checkpoints were fine-tuned?", "We fine-tune 3B and 7B OpenLLaMA checkpoints.", True),
+    # a noun of measure is stated with its value
+    ("What learning rate did the Atari runs use?", "The effective learning rate remains constant throughout training.", False),
+    ("What learning rate did the Atari runs use?", "All Atari runs use a learning rate of 3e-4.", True),
+    ("What batch size does it train with?", "It trains with a batch size of 256.", True),
+    # "which N" is answered by naming the instance, in the sentence that names the kind
+    ("Which five news sites did the study collect its data from?", "We collect data from five news sites.", False),
+    ("Which video platform's clips was the detector trained on?", "Videos are pervasive on internet platforms.", False),
+    ("Which video platform's clips was the detector trained on?", "We use clips from the YouTube platform.", True),
+    # "what N" (no choice among named instances) is not held to a name: a right answer stays plain
+    ("What loss function does it minimise?", "It minimises a contrastive loss function.", True),
+])
+def test_a_count_a_value_and_an_identification_are_more_than_their_word(question: str, said: str, is_stated: bool) -> None:
+    assert (unstated_focus(question, said) is None) is is_stated
+
+
+def test_the_focus_is_stated_of_its_bearer() -> None:
+    # another work's FID is not Sana-0.6B's (fails without the parts: "FID of 6.16" stated it)
+    question = "What FID score does Sana-0.6B achieve?"
+    sana, fluid = "Sana-0.6B is 20 times smaller than Flux-12B.", "Fluid 10.5B achieves a zero-shot FID of 6.16."
+    assert unstated_focus(question, f"{sana} {fluid}", [sana, fluid]) is not None
+    # the same abstract's other sentence ("our model") states it of the work the abstract is about
+    ours = "Our model achieves an FID of 5.8."
+    assert unstated_focus(question, f"{sana} {ours}", [f"{sana} {ours}"]) is None
+    # no source names the bearer: the sentences are judged as before (missing_name speaks of it)
+    assert unstated_focus(question, fluid, [fluid]) is None
+
+
+def test_a_count_of_another_noun_is_caveated_and_a_stated_count_is_not(corpus: Assistant) -> None:
+    # PaECTER's abstract counts irrelevant patents, not the documents it was fine-tuned on (fails
+    # before: any number stated the count, a plain answer)
+    answer = corpus.ask("How many patent documents was PaECTER fine-tuned on?")
+    assert not answer.refused and answer.caveat_kind == "asked_item"
+    assert answer.caveat is not None and "do not state the number of patent documents asked for" in answer.caveat
+    # a count written before its noun is a right answer: no caveat
+    stated_count = corpus.ask("How many GPUs does LASP-2 scale across?")
+    assert stated_count.caveat is None and "64 GPUs" in stated_count.text
+
+
+def test_the_caveat_does_not_say_the_sentences_describe_the_item_they_leave_unstated() -> None:
+    from assistant.answer_text import focus_caveat
+
+    # was "describe FID and Sana-0.6B but do not state the FID score": the item's own name is no subject
+    assert focus_caveat("FID score", ["FID", "Sana-0.6B"]).startswith("The abstracts found describe Sana-0.6B but do not")
+    assert focus_caveat("Hugging Face models", ["Hugging Face"], quantity=True).startswith("The abstracts found do not state")
