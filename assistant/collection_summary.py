@@ -20,7 +20,7 @@ def with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
     shape: prompts/answer_list.txt, answer_compare.txt, answer_overview.txt), verified against the
     cited abstracts like any answer; unsupported sentences are dropped. The list itself stays
     extracted and verified; when the model fails or declines, it is shown alone, saying so."""
-    if turn.backend == "extractive" or not answer.citations:
+    if turn.backend == "extractive" or not answer.citations or not _writes_summary(engine, turn, answer):
         return answer
     from assistant.backends import LLMError
 
@@ -47,6 +47,13 @@ def with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
     summary = " ".join(s.text + "".join(f"[{n}]" for n in s.citations) for s in kept)
     answer.text, answer.sentences = f"{summary}\n\n{answer.text}", kept + answer.sentences
     return answer
+
+
+def _writes_summary(engine: Any, turn: Any, answer: Answer) -> bool:
+    """Whether the backend writes a synthesis for this shape: every shape for the "write" backends, a
+    "lead" backend only ``settings.prompts.summary_shapes`` (not a comparison: see that setting)."""
+    cfg = engine.settings.prompts
+    return cfg.design(turn.backend) != "lead" or answer.shape in cfg.summary_shapes
 
 
 def _summary_reply(engine: Any, turn: Any, answer: Answer, model: Any) -> str:

@@ -122,9 +122,8 @@ class PromptsSection(BaseModel):
     # Local answers with "lead"; openai keeps "write".
     designs: dict[str, Literal["write", "lead", "pick"]] = Field(default_factory=lambda: {"local": "lead"})
     pick_candidates: int = 6  # sentences a "pick" model chooses from (sanity bound: extraction's 4 plus 2)
-    # answer tokens of a "lead" sentence: a cap for a runaway only, since generation stops at the lead's
-    # first "]" (engine._llm). Sanity bound: 30 words is ~45 tokens; measured: leads generated 5-48
-    # tokens (llama.cpp's predicted_n, 16 requests; docs/local-model.md, "Latency"), none reached it.
+    # answer tokens of a "lead" sentence: a cap for a runaway only (generation stops at its first "]",
+    # engine._llm). Measured: leads generated 5-48 tokens (predicted_n, 16 requests; docs/local-model.md).
     lead_tokens: int = 80
     # Of extraction's sentences (<= 4), how many the model is shown for its lead sentence (the best
     # one first); all of them are still quoted under it. Reading was ~60% of a lead answer: ~160
@@ -144,15 +143,18 @@ class PromptsSection(BaseModel):
     # relevance nor the best sentence's score tells which: not adopted (docs/local-model.md).
     decline_relevance: float | None = None
     # A list / comparison / overview answer of a "lead" backend: the model writes one synthesis
-    # sentence from the first ``summary_items`` cited items (label + the item's sentence clipped
-    # to ``summary_words`` words), in the lead's frame (its cached system prompt and head), at most
-    # ``summary_tokens`` tokens, stopped at its first complete sentence. Sanity bounds sized to the
-    # goal (local list answer <= 10 s p50 at ~29 ms per token read, ~110 ms per token generated near
-    # idle: ~120 read + <= 64 generated); the full prompt (<= 8 whole items, 300 tokens) took p50 33.7 s.
-    # Measured: docs/local-model.md, "Latency, session 9" (summary_words 16 read 144 but kept 3 of 6).
-    summary_items: int = 3
+    # sentence from the first ``summary_items`` cited items (label + the item's sentence clipped to
+    # ``summary_words`` words), in the lead's frame (its cached system prompt and head), at most
+    # ``summary_tokens`` tokens, stopped at its first complete sentence. Session 9 (docs/local-model.md,
+    # "Latency, session 9"): the full prompt (<= 8 whole items, 300 tokens) took p50 33.7 s; 16 words
+    # read 144 but kept 3 of 6. Items 3 -> 2 (session 11, 6 list + 6 overview tuning questions, local):
+    # read 160 -> 125 tokens, generated list 28 -> 20, overview 45 -> 33, summaries kept 8 -> 8 of 12.
+    summary_items: int = 2
     summary_words: int = 24
     summary_tokens: int = 64
+    # Shapes a "lead" backend writes it for: a comparison is shown side by side alone (session 11, 6 compare
+    # tuning questions: 1 kept, ~8 s each; a contrast names both papers, no one abstract states it: verifier).
+    summary_shapes: list[str] = Field(default_factory=lambda: ["list", "overview"])
     pick_tokens: int = 16  # answer tokens of a "pick" reply: up to 4 numbers (sanity bound)
 
     def budget(self, backend: str) -> int:

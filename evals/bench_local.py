@@ -3,6 +3,7 @@
 Usage: python -m evals.bench_local [--tokens 64] [--threads 1 2] [--chars 1800]
        python -m evals.bench_local --answers 20 --data-dir D   (the default backend end to end)
        python -m evals.bench_local --lists 8 --data-dir D      (list / compare / overview answers)
+       python -m evals.bench_local --lists 12 --shape list --data-dir D   (one shape only)
 
 The prompt is a synthetic answer request: the local backend's system prompt (as
 :func:`assistant.prompts.system_prompt` gives it) and a user turn of ~``--chars`` characters of
@@ -196,32 +197,56 @@ def bench_answers(n: int, data_dir: str, threads: int) -> None:
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} CPUs")
 
 
-def list_questions(n: int) -> list[str]:
-    """The first ``n`` collection questions, list / compare / overview of the list split and the
-    hand-written lists in turn (tuning data, never the locked one; no follow-ups)."""
+LIST_SETS = ("lists", "lists_written")  # --lists: the list split and the hand-written lists
+SHAPE_SETS = LIST_SETS + ("overview_written",)  # --shape S: also the hand-written overviews
+
+
+def list_questions(n: int, shape: str | None = None, names: tuple[str, ...] = LIST_SETS) -> list[str]:
+    """The first ``n`` collection questions, list / compare / overview of ``names`` in turn, or only
+    those of ``shape`` (tuning data, never the locked one; no follow-ups)."""
     import json
     from pathlib import Path
 
     queues: dict[str, list[str]] = {}
-    for name in ("lists", "lists_written"):
+    for name in names:
         path = Path(__file__).resolve().parent / "datasets" / f"{name}.jsonl"
         for line in path.read_text(encoding="utf-8").splitlines():
             r = json.loads(line) if line.strip() else {}
-            if r and not r.get("previous"):
+            if r and not r.get("previous") and shape in (None, r.get("shape")):
                 queues.setdefault(f"{name}:{r.get('shape')}", []).append(r["question"])
     out: list[str] = []
     while len(out) < n and any(queues.values()):
         for q in queues.values():
-            if q and len(out) < n:
+            if q and len(out) < n and q[0] not in out:
                 out.append(q.pop(0))
+            elif q and q[0] in out:
+                q.pop(0)  # the same question in two sets is asked once
     return out
 
 
-def bench_lists(n: int, data_dir: str, threads: int) -> None:
-    """``--lists N``: N collection questions end to end with the default backend, warmed as the
-    page does: per question its shape, whether the model's summary was kept, llama.cpp's counts of
-    the summary request, the collection (list) and summary seconds and the answer's total."""
-    import statistics
+def _first_token_clock(local: Any) -> dict[str, float]:
+    """Wraps ``LocalChatModel.stream`` (this process only) to note when the model's first text
+    arrives: ``{"t": perf_counter()}`` of the last request's first delta."""
+    seen: dict[str, float] = {}
+    inner = local.LocalChatModel.stream
+
+    def stream(self: Any, *args: Any, **kw: Any) -> Any:
+        seen.pop("t", None)
+        for delta in inner(self, *args, **kw):
+            seen.setdefault("t", time.perf_counter())
+            yield delta
+
+    local.LocalChatModel.stream = stream
+    return seen
+
+
+def bench_lists(n: int, data_dir: str, threads: int, shape: str | None = None) -> None:
+    """``--lists N`` (``--shape S``: only that shape, from the three collection sets): N collection
+    questions end to end with the default backend, warmed as the page does. Per question: its shape,
+    whether the model's summary was kept, llama.cpp's counts of the summary request (cached, read,
+    generated and their ms), the model's first token (question in -> its first text), the list step
+    alone, the summary and the answer's total; then their p50 / p95, per shape, the median counts and
+    ms per token, the share of summaries kept, and the load average before and after."""
 
     from assistant import Assistant
     from assistant.backends import local
@@ -232,25 +257,54 @@ def bench_lists(n: int, data_dir: str, threads: int) -> None:
     for _ in model.stream(warm_messages("local", assistant.settings.prompts), max_tokens=1):
         pass
     assistant.ask("What is Ring Attention?")  # untimed: embedder, BM25 index, sentence cache
-    total, rows = [], []
-    print(f"{'shape':>8} {'kept':>4} {'cached':>6} {'read':>5} {'gen':>4} {'list s':>6} {'sum s':>6} {'total s':>7} {'load':>5}")
-    for q in list_questions(n):
+    clock = _first_token_clock(local)
+    rows: list[dict[str, Any]] = []
+    print(f"{'shape':>8} {'kept':>4} {'cached':>6} {'read':>5} {'read ms':>7} {'gen':>4} {'gen ms':>6} "
+          f"{'first s':>7} {'list s':>6} {'sum s':>6} {'total s':>7} {'load':>5}")
+    for q in list_questions(n, shape, SHAPE_SETS if shape else LIST_SETS):
         load = os.getloadavg()[0]
+        start = time.perf_counter()
         ans = assistant.ask(q)
-        t = model.last_timings() if ans.shape != "fact" and ans.citations else {}  # its summary request
-        row = [int(t.get(k, 0)) for k in ("cache_n", "prompt_n", "predicted_n")]
-        kept = ans.shape != "fact" and not ans.fallback_reason
-        total.append(ans.timings.get("total", float("nan")))
+        asked = "summary" in ans.timings  # the model was asked for a summary
+        t = model.last_timings() if asked else {}
+        counts = [int(t.get(k, 0)) for k in ("cache_n", "prompt_n", "prompt_ms", "predicted_n", "predicted_ms")]
+        tm = ans.timings
+        row = {"shape": ans.shape, "asked": asked, "kept": asked and not ans.fallback_reason, "counts": counts,
+               "first": clock["t"] - start if asked and "t" in clock else float("nan"),
+               "list": tm.get("collection", float("nan")) - tm.get("summary", 0.0),
+               "summary": tm.get("summary", float("nan")), "total": tm.get("total", float("nan"))}
         rows.append(row)
-        print(f"{ans.shape:>8} {'yes' if kept else 'no':>4} {row[0]:>6} {row[1]:>5} {row[2]:>4} "
-              f"{ans.timings.get('collection', float('nan')):>6.2f} {ans.timings.get('summary', float('nan')):>6.2f} "
-              f"{total[-1]:>7.2f} {load:>5.2f}  {q[:60]}")
-    if len(total) > 1:
-        print(f"{len(total)} questions: answer p50 {statistics.median(total):.2f} s, max {max(total):.2f} s")
-    if served := [r for r in rows if r[1] or r[2]]:
-        med = [statistics.median(col) for col in zip(*served, strict=True)]
-        print(f"llama.cpp, median per summary request: {med[0]:.0f} cached, {med[1]:.0f} read, {med[2]:.0f} generated")
+        print(f"{ans.shape:>8} {'yes' if row['kept'] else '-' if not asked else 'no':>4} {counts[0]:>6} {counts[1]:>5} "
+              f"{counts[2]:>7} {counts[3]:>4} {counts[4]:>6} {row['first']:>7.2f} {row['list']:>6.2f} "
+              f"{row['summary']:>6.2f} {row['total']:>7.2f} {load:>5.2f}  {q[:50]}")
+    _list_report(rows)
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} CPUs")
+
+
+def _list_report(rows: list[dict[str, Any]]) -> None:
+    """The summary lines of ``--lists``: p50 / p95 overall and per shape, counts, ms per token."""
+    import math
+    import statistics
+
+    def p(xs: list[float], q: int) -> str:
+        xs = [x for x in xs if not math.isnan(x)]
+        return f"{statistics.quantiles(xs, n=100, method='inclusive')[q - 1]:.2f}" if len(xs) > 1 else "–"
+
+    shaped = [r for r in rows if r["shape"] != "fact"]
+    asked = [r for r in shaped if r["asked"]]
+    print(f"{len(rows)} questions, {len(shaped)} answered as a collection, {len(asked)} summaries asked, "
+          f"{sum(r['kept'] for r in asked)} kept")
+    print(f"answer p50 {p([r['total'] for r in rows], 50)} s, p95 {p([r['total'] for r in rows], 95)} s; "
+          f"model's first token p50 {p([r['first'] for r in asked], 50)} s, p95 {p([r['first'] for r in asked], 95)} s")
+    for shape in sorted({r["shape"] for r in rows}):
+        of = [r["total"] for r in rows if r["shape"] == shape]
+        print(f"  {shape}: {len(of)} answers, p50 {p(of, 50)} s, max {max(of):.2f} s")
+    if served := [r["counts"] for r in asked if r["counts"][1] or r["counts"][3]]:
+        med = [statistics.median(col) for col in zip(*served, strict=True)]
+        read_ms = sum(r[2] for r in served) / max(1, sum(r[1] for r in served))
+        gen_ms = sum(r[4] for r in served) / max(1, sum(r[3] for r in served))
+        print(f"llama.cpp, median per summary request: {med[0]:.0f} cached, {med[1]:.0f} read, {med[3]:.0f} generated; "
+              f"{read_ms:.1f} ms per token read, {gen_ms:.1f} ms per token generated")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -260,12 +314,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chars", type=int, default=1800, help="evidence characters in the user turn (~400 tokens)")
     parser.add_argument("--answers", type=int, default=0, help="time N answers of the default backend end to end")
     parser.add_argument("--lists", type=int, default=0, help="time N list / compare / overview answers end to end")
+    parser.add_argument("--shape", choices=("list", "compare", "overview"), default=None,
+                        help="--lists: only questions of this shape (lists, lists_written, overview_written)")
     parser.add_argument("--data-dir", default=None, help="--answers / --lists: an ingested data dir")
     args = parser.parse_args(argv)
     if args.lists:
         if not args.data_dir:
             parser.error("--lists needs --data-dir (an ingested index)")
-        bench_lists(args.lists, args.data_dir, args.threads[0])
+        bench_lists(args.lists, args.data_dir, args.threads[0], args.shape)
         return
     if args.answers:
         if not args.data_dir:
