@@ -36,7 +36,9 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   for its topic, by their sentences' vectors for the filter as asked — and only they can be
   listed, with the follow-up's own weight and cut-off (``followup_lexical_weight`` /
   ``followup_cutoff``, 5-fold CV: ``python -m evals.list_followups fit``); when none reaches it
-  the answer says plainly that none of the n listed abstracts states it, the closest three below.
+  the answer says what was checked: that none of the n listed abstracts mentions it (none writes
+  all its words; the closest three by meaning below, uncited), or, when some write its words
+  apart, that none clearly states it (the closest three cited, the words they write named).
 - **compare**: each name of the question is resolved to the abstract that mentions it and ranks
   best for it (distinct abstracts, else the question is one paper's fact); each is shown side by
   side with what it does (its sentence best matching the name) and what it reports (its sentence
@@ -61,7 +63,7 @@ from assistant.grounding import names as name_phrases
 from assistant.hits import to_hit
 from assistant.shape import COMPARE, LIST, OVERVIEW, Shape, detect
 from assistant.store import StoredDoc
-from assistant.text import split_sentences
+from assistant.text import TOKEN_PATTERN, split_sentences
 from assistant.topics import (
     Candidate,
     best_sentence,
@@ -192,7 +194,7 @@ def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -
     of the best sentence with the filter as asked (its verb kept: ``Shape.predicate``), weighed and
     cut by the follow-up's own constants (fitted by ``python -m evals.list_followups fit``: the
     abstracts are already on the list's topic). When none reaches the cut-off the answer says so
-    plainly and shows the closest three under that statement."""
+    and shows the closest three under that statement (``_none_follows``)."""
     cfg = engine.settings.collection
     found = rescored(engine, shape.topic, docs)
     if shape.predicate and shape.predicate != shape.topic:
@@ -201,12 +203,38 @@ def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -
     w = cfg.followup_lexical_weight
     ranked = sorted(found, key=lambda c: -c.relevance(w))
     listed = [c for c in ranked if c.relevance(w) >= cfg.followup_cutoff]
-    if not listed:
-        base.caveat = (f"None of the {len(ranked)} abstracts listed before states {shape.topic!r}; "
-                       f"the closest {min(3, len(ranked))} of them:")
-        base.caveat_kind = CAVEAT_LIST_NONE
-        listed = ranked[:3]
-    return _listing(engine, base, shape, listed, [], cfg.display_max)
+    if listed:
+        return _listing(engine, base, shape, listed, [], cfg.display_max)
+    return _none_follows(engine, base, shape, ranked)
+
+
+def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidate]) -> Answer:
+    """No listed abstract reaches the follow-up's cut-off. The answer claims only what was checked,
+    the words. When no listed abstract writes all of the filter's words, "none mentions 'X'" is
+    true, and the closest three (by meaning alone) are neighbours, not cited: a citation marks a
+    source for what the answer says, and these support nothing it says (as the refusal's closest).
+    When one writes them all, apart (an abstract may say "theoretical frameworks … analysis", or
+    "Theoretically, we show" for "a theoretical analysis"), it may state the filter in other
+    words: the answer says none *clearly* states it and cites the closest three, naming the
+    filter's words they write."""
+    closest, w = ranked[:3], engine.settings.collection.followup_lexical_weight
+    base.caveat_kind, base.shape = CAVEAT_LIST_NONE, shape.kind
+    if not any(c.mentions for c in ranked):
+        base.caveat = (f"None of the {len(ranked)} abstracts listed before mentions {shape.topic!r}; the "
+                       f"{len(closest)} closest in meaning, which may not be about it:")
+        base.items = [_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in closest]
+        base.text = "\n".join([base.caveat] + [f"- {i.label} — {i.text}" for i in base.items])
+        return base
+    idf = engine.idf()
+    words = sorted({word: t[0] for word in TOKEN_PATTERN.findall(shape.topic) if len(t := terms(word)) == 1}.items(),
+                   key=lambda wt: -idf(wt[1]))
+    held = [{t for _, t in words} & set(terms(c.quote)) for c in closest]
+    closest = [c for c, h in zip(closest, held, strict=True) if h] + [c for c, h in zip(closest, held, strict=True) if not h]
+    shared = " or ".join(repr(word) for word, t in words if any(t in h for h in held))
+    which = "" if not shared else f", which write {shared}" if all(held) else f", some of which write {shared}"
+    base.caveat = (f"None of the {len(ranked)} abstracts listed before clearly states {shape.topic!r}; "
+                   f"the closest {len(closest)} of them{which}:")
+    return _listing(engine, base, shape, closest, [], engine.settings.collection.display_max)
 
 
 def _docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:

@@ -285,7 +285,7 @@ class CollectionSettings(BaseModel):
     feedback_beta: float = 0.75  # Rocchio's weight of the feedback centroid (SMART's alpha 1, beta 0.75; Salton & Buckley 1990); literature default, not fitted
     feedback_terms: int = 10  # RM3's expansion terms (Anserini's fbTerms default, 10); literature default, not fitted
     min_listed: int = 3  # of a list's most relevant few, those whose cosine alone reaches the cut-off are listed (a topic worded unlike any term scores low lexically); sanity bound; CV with it unchanged: evals/fits/lists.json
-    followup_lexical_weight: float = 0.9  # a follow-up on a list ("which of these…"): fit evals/fits/list_followups.json (held-out F1 0.78 +- 0.10, recall 0.75, precision 0.94)
+    followup_lexical_weight: float = 0.9  # a follow-up on a list: fit evals/fits/list_followups.json (45 sessions: held-out F1 0.76 +- 0.12, precision 0.96)
     followup_cutoff: float = 0.32  # relevance a listed abstract needs to answer a follow-up; fit: evals/fits/list_followups.json
     display_max: int = 25  # items shown with citations; the rest stay in Answer.items (sanity bound: one screen)
     overview_max: int = 8  # items in an overview's groups (sanity bound: a short answer)

@@ -28,7 +28,8 @@ from evals.written_sessions import FOLLOWUPS_PATH
 
 FIT_PATH = EVALS_DIR / "fits" / "list_followups.json"
 WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
-CUTOFFS = [round(0.2 + 0.01 * i, 2) for i in range(61)]
+CUTOFFS = [round(0.1 + 0.01 * i, 2) for i in range(71)]
+RATIOS = [round(0.05 * i, 2) for i in range(19)]  # 0: the absolute bar alone (the form before)
 
 
 def features(assistant: Any) -> list[dict[str, Any]]:
@@ -60,9 +61,12 @@ def features(assistant: Any) -> list[dict[str, Any]]:
     return out
 
 
-def pick(f: dict[str, Any], w: float, t: float, dense: int = 1) -> list[str]:
-    """The works whose follow-up relevance reaches ``t`` (``dense``: 1 the predicate's cosine, 2 the topic's)."""
-    return [c[3] for c in f["cands"] if w * c[0] + (1 - w) * c[dense] >= t]
+def pick(f: dict[str, Any], w: float, t: float, dense: int = 1, ratio: float = 0.0) -> list[str]:
+    """The works whose follow-up relevance reaches ``t`` and ``ratio`` x the best listed abstract's
+    (``dense``: 1 the predicate's cosine, 2 the topic's; ``ratio`` 0: the absolute bar, in use)."""
+    rel = [w * c[0] + (1 - w) * c[dense] for c in f["cands"]]
+    bar = max(t, ratio * max(rel, default=0.0))
+    return [c[3] for c, r in zip(f["cands"], rel, strict=True) if r >= bar]
 
 
 def f1(f: dict[str, Any], picked: list[str]) -> float:
@@ -73,9 +77,9 @@ def f1(f: dict[str, Any], picked: list[str]) -> float:
     return 2 * hit / (len(set(picked)) + len(gold)) if hit else 0.0
 
 
-def _rp(feats: list[dict[str, Any]], w: float, t: float, dense: int) -> dict[str, float]:
+def _rp(feats: list[dict[str, Any]], w: float, t: float, dense: int, ratio: float = 0.0) -> dict[str, float]:
     scored = [f for f in feats if f["gold"]]
-    picks = {f["id"]: pick(f, w, t, dense) for f in feats}
+    picks = {f["id"]: pick(f, w, t, dense, ratio) for f in feats}
     recall = [len(set(picks[f["id"]]) & set(f["gold"])) / len(f["gold"]) for f in scored]
     precision = [len(set(picks[f["id"]]) & set(f["gold"])) / len(set(picks[f["id"]])) for f in scored if picks[f["id"]]]
     return {"f1": _mean([f1(f, picks[f["id"]]) for f in feats]), "recall": _mean(recall), "precision": _mean(precision),
@@ -87,32 +91,40 @@ def _mean(values: list[float]) -> float:
     return round(statistics.fmean(values), 4) if values else float("nan")
 
 
-def best(feats: list[dict[str, Any]], dense: int) -> tuple[float, float]:
-    """The (weight, cut-off) of best mean F1; ties: the lower weight, then the higher cut-off (stricter)."""
-    return max(((w, t) for w in WEIGHTS for t in CUTOFFS),
-               key=lambda p: (_mean([f1(f, pick(f, p[0], p[1], dense)) for f in feats]), -p[0], p[1]))
+def best(feats: list[dict[str, Any]], dense: int, ratios: list[float] | None = None) -> tuple[float, float, float]:
+    """The (weight, cut-off, ratio) of best mean F1; ties: no ratio (the simpler form), the lower
+    weight, then the higher cut-off (stricter)."""
+    return max(((w, t, r) for w in WEIGHTS for t in CUTOFFS for r in (ratios if ratios is not None else RATIOS)),
+               key=lambda p: (_mean([f1(f, pick(f, p[0], p[1], dense, p[2])) for f in feats]), -p[2], -p[0], p[1]))
 
 
-def fit(feats: list[dict[str, Any]], folds: int = 5, now: tuple[float, float] | None = None) -> dict[str, Any]:
+def fit(feats: list[dict[str, Any]], folds: int = 5, now: tuple[float, float] | None = None,
+        in_use: tuple[float, ...] | None = None) -> dict[str, Any]:
     ids = sorted(f["id"] for f in feats)
     fold_of = {i: j % folds for j, i in enumerate(ids)}
     out: dict[str, Any] = {"command": "python -m evals.list_followups fit", "questions": len(feats),
                            "detected": sum(f["detected"] for f in feats), "empty_gold": sum(not f["gold"] for f in feats)}
-    for name, dense in (("predicate", 1), ("topic", 2)):
+    # "predicate" (in use) / "topic": the cosine with the filter as asked or with its topic, under an
+    # absolute bar; "predicate_relative": also a bar relative to the best listed abstract ("ratio"
+    # of its relevance, fitted; a filter no abstract writes in full is judged against the best
+    # partial statement of it), tried in session 9: held-out F1 within the spread of the absolute.
+    for name, dense, ratios in (("predicate", 1, [0.0]), ("topic", 2, [0.0]), ("predicate_relative", 1, None)):
         held = []
         for i in range(folds):
             train = [f for f in feats if fold_of[f["id"]] != i]
             test = [f for f in feats if fold_of[f["id"]] == i]
-            w, t = best(train, dense)
-            held.append({"fold": i, "weight": w, "cutoff": t, **_rp(test, w, t, dense)})
-        w, t = best(feats, dense)
+            w, t, r = best(train, dense, ratios)
+            held.append({"fold": i, "weight": w, "cutoff": t, "ratio": r, **_rp(test, w, t, dense, r)})
+        w, t, r = best(feats, dense, ratios)
         keys = ("f1", "recall", "precision", "none_listed", "empty_gold_right")
-        out[name] = {"chosen": {"weight": w, "cutoff": t}, "folds": held,
+        out[name] = {"chosen": {"weight": w, "cutoff": t, "ratio": r}, "folds": held,
                      "held_out": {k: [_mean([h[k] for h in held if h[k] == h[k]]),
                                       round(statistics.pstdev([h[k] for h in held if h[k] == h[k]]), 4)] for k in keys},
-                     "all_with_chosen": _rp(feats, w, t, dense)}
+                     "all_with_chosen": _rp(feats, w, t, dense, r)}
     if now is not None:  # the list's own constants (what a follow-up used before its own cut-off)
         out["with_list_constants"] = _rp(feats, now[0], now[1], 2)
+    if in_use is not None:  # the follow-up constants in use, on every session (not held out)
+        out["with_constants_in_use"] = _rp(feats, *in_use[:2], 1, *in_use[2:])
     return out
 
 
@@ -133,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.features:
             Path(args.features).write_text(json.dumps(feats), encoding="utf-8")
     cs = assistant.settings.collection
-    result = fit(feats, now=(cs.lexical_weight, cs.cutoff))
+    result = fit(feats, now=(cs.lexical_weight, cs.cutoff),
+                 in_use=(cs.followup_lexical_weight, cs.followup_cutoff))
     if not args.dry_run:
         FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({k: v if not isinstance(v, dict) else {kk: vv for kk, vv in v.items() if kk != "folds"}

@@ -82,6 +82,27 @@ FOLLOWUPS = [
     ("LL031", "What papers cover layer normalization?", "Which of them use reinforcement learning?", [], []),
 ]
 
+# Added by helper C2 (session 9, #21), the same way: a short follow-up referring back ("which of
+# those…", "any of them…"), worded by hand; gold read by hand over every abstract of the list's
+# group (a regular expression for the property's words found the candidates, each was read whole;
+# a property named only as background, "applications such as speech recognition", is not gold).
+# Some properties are written in other words than asked (proofs / "we prove", video games / Atari,
+# release their code / "available at github"), as users ask them; three have an empty gold.
+MADE_C2 = "hand-written by helper C2 (session 9, #21): wording by hand; gold = the subset of the lists.jsonl group read by hand"
+FOLLOWUPS_C2 = [
+    ("LL014", "Any papers on information retrieval?", "Which of those release their code?", [4], ["github"]),
+    ("LL016", "What is there on supervised fine-tuning?", "Are any of them about robots?", [4], ["robot"]),
+    ("LL021", "Show me papers about reinforcement learning with human feedback.", "Which of these look at math problems?", [5], ["MATH"]),
+    ("LL023", "Papers on the decision transformer?", "Any of those tested on video games?", [1, 4], ["games"]),
+    ("LL024", "What papers study the feed-forward network of a transformer?", "Which of them report a speed-up?", [2, 3], ["speed"]),
+    ("LL002", "Which papers analyse gradient descent?", "Do any of these come with proofs?", [1, 6, 11, 13], ["prove"]),
+    ("LL026", "What work is there on named entity recognition?", "Any of them on handwritten documents?", [0], ["handwrit"]),
+    ("LL025", "Which papers use masked language models?", "Which of those are about ranking?", [0], ["ranking"]),
+    ("LL020", "Anything on data augmentations?", "Do any of them use reinforcement learning?", [], []),
+    ("LL024", "Papers on feed-forward networks?", "Are any of these about healthcare?", [], []),
+    ("LL027", "Which abstracts cover unsupervised representation learning?", "Which of them work on speech?", [], []),
+]
+
 
 def _lists() -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in (json.loads(line) for line in LISTS_PATH.read_text(encoding="utf-8").splitlines() if line.strip())}
@@ -93,13 +114,14 @@ def rows() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                  "gold_anchors": lists[lid]["gold_anchors"], "key_points": [], "previous": None,
                  "term": lists[lid]["term"], "made": MADE} for i, (lid, q) in enumerate(OVERVIEWS, 1)]
     sessions: list[dict[str, Any]] = []
-    for i, (lid, first, follow, gold, keys) in enumerate(FOLLOWUPS, 1):
+    made = [MADE] * len(FOLLOWUPS) + [MADE_C2] * len(FOLLOWUPS_C2)
+    for i, ((lid, first, follow, gold, keys), by) in enumerate(zip(FOLLOWUPS + FOLLOWUPS_C2, made, strict=True), 1):
         anchors = lists[lid]["gold_anchors"]
         sessions.append({"id": f"WL{i:03d}", "question": first, "type": "list", "shape": "list", "split": "written",
-                         "gold_anchors": anchors, "key_points": [], "previous": None, "term": lists[lid]["term"], "made": MADE})
+                         "gold_anchors": anchors, "key_points": [], "previous": None, "term": lists[lid]["term"], "made": by})
         sessions.append({"id": f"WF{i:03d}", "question": follow, "type": "followup", "shape": "list", "split": "written",
                          "gold_anchors": [anchors[j] for j in gold], "key_points": keys, "previous": f"WL{i:03d}",
-                         "term": lists[lid]["term"], "expect_none": not gold, "made": MADE})
+                         "term": lists[lid]["term"], "expect_none": not gold, "made": by})
     return overview, sessions
 
 

@@ -35,11 +35,29 @@ def test_a_filter_some_listed_abstracts_state_is_answered_without_a_caveat(corpu
     assert " listed before on " in ans.text.splitlines()[0] and "abstract listed before abstract" not in ans.text
 
 
-def test_a_filter_no_listed_abstract_states_says_so_plainly(corpus: Assistant) -> None:
+def test_a_filter_no_listed_abstract_writes_says_none_mentions_it_and_cites_no_neighbour(corpus: Assistant) -> None:
+    """No listed abstract writes "images": "none mentions" is what was checked, and true; the
+    closest three are shown as neighbours by meaning, uncited (they support nothing said)."""
     listed, ans = _after(corpus, "Which papers here study chain-of-thought?", "Do any of these use images?")
-    assert ans.shape == "list" and not ans.refused
-    assert ans.caveat and ans.caveat.startswith(f"None of the {len(listed)} abstracts listed before states")
-    assert {i.doc_id for i in ans.items} <= listed and ans.text.startswith(ans.caveat)
+    assert ans.shape == "list" and not ans.refused and ans.caveat_kind == "list_none"
+    assert ans.caveat and ans.caveat.startswith(f"None of the {len(listed)} abstracts listed before mentions 'images'")
+    assert not ans.citations and not ans.sentences and "[1]" not in ans.text
+    assert len(ans.items) == 3 and not any(i.cited for i in ans.items) and {i.doc_id for i in ans.items} <= listed
+    assert ans.text.startswith(ans.caveat) and all(f"- {i.label} — {i.text}" in ans.text for i in ans.items)
+
+
+def test_a_filter_the_listed_abstracts_write_apart_is_not_said_to_be_stated_by_none(corpus: Assistant) -> None:
+    """Every word of "a theoretical analysis" is written by a listed abstract ("Theoretically, we
+    show…", "theoretical frameworks", "quantitative analysis") but none reaches the cut-off: the
+    answer does not claim that none states it, only that none clearly does, and cites the closest,
+    naming the words they write."""
+    listed, ans = _after(corpus, "Papers about markov decision processes?", "Of those, which give a theoretical analysis?")
+    assert ans.caveat_kind == "list_none" and not ans.refused
+    assert ans.caveat and ans.caveat.startswith(f"None of the {len(listed)} abstracts listed before clearly states 'theoretical analysis'")
+    assert "'theoretical'" in ans.caveat and ans.text.startswith(ans.caveat)
+    cited = {c.doc_id for c in ans.citations}
+    assert len(cited) == min(3, len(listed)) and cited <= listed and "[1]" in ans.text
+    assert any("theoretical" in c.text.lower() for c in ans.citations)
 
 
 def test_the_written_sessions_resolve_and_narrow_their_lists(corpus: Assistant) -> None:
@@ -51,7 +69,8 @@ def test_the_written_sessions_resolve_and_narrow_their_lists(corpus: Assistant) 
     gold = {q.id: q.gold for q in resolve_anchors(sessions, docs)[0]}
     follow = [r for r in sessions if r["previous"]]
     assert all(gold[r["id"]] < gold[r["previous"]] for r in follow)  # a proper subset of the list
-    assert sum(not gold[r["id"]] for r in follow) == sum(r["expect_none"] for r in follow) == 2
+    assert sum(not gold[r["id"]] for r in follow) == sum(r["expect_none"] for r in follow) == 5
+    assert sum(r["made"] == W.MADE_C2 for r in follow) == len(W.FOLLOWUPS_C2) == 11
     assert all(r["made"] for r in overview + sessions)
 
 
@@ -67,10 +86,18 @@ def test_follow_up_fit_scores_and_choice() -> None:
              {"id": "c", "gold": [], "detected": True, "cands": [(0.1, 0.3, 0.3, "w6")]}]
     assert F.pick(feats[0], 1.0, 0.5) == ["w1"]
     assert F.f1(feats[1], ["w3"]) == pytest.approx(2 / 3) and F.f1(feats[2], []) == 1.0 and F.f1(feats[2], ["w6"]) == 0.0
-    w, t = F.best(feats, 1)
-    assert [F.pick(f, w, t) for f in feats] == [["w1"], ["w3"], []]
+    w, t, r = F.best(feats, 1, [0.0])
+    assert r == 0.0 and [F.pick(f, w, t) for f in feats] == [["w1"], ["w3"], []]
     result = F.fit(feats * 2, folds=2)
     assert result["predicate"]["all_with_chosen"]["empty_gold_right"] == 1.0
+    assert result["predicate"]["chosen"]["ratio"] == 0.0 and "predicate_relative" in result
+
+
+def test_follow_up_relative_bar_cuts_below_a_share_of_the_best() -> None:
+    f = {"id": "a", "gold": ["w1"], "detected": True, "cands": [(1.0, 0.5, 0.5, "w1"), (0.4, 0.3, 0.3, "w2"), (0.1, 0.2, 0.2, "w3")]}
+    assert F.pick(f, 1.0, 0.3) == ["w1", "w2"]  # the absolute bar alone
+    assert F.pick(f, 1.0, 0.3, ratio=0.5) == ["w1"]  # w2 is below half the best's relevance
+    assert F.pick(f, 1.0, 0.05, ratio=0.0) == ["w1", "w2", "w3"]
 
 
 def test_an_llm_backend_writes_no_synthesis_when_none_of_the_listed_abstracts_states_it(corpus: Assistant, mock_model: Any) -> None:
