@@ -152,16 +152,21 @@ def render_list(answer: Answer) -> str:
     for group in groups:
         if group:
             body.append(f'<div class="list-group">{esc(group)}:</div>')
-        body.append('<ol class="list-answer">' + "".join(_list_line(i, answer.shape) for i in cited if i.group == group) + "</ol>")
-    notes = [ln for ln in lines[1:] if not ln.startswith("[") and ln.rstrip(":") not in groups]
+        if cited:
+            body.append('<ol class="list-answer">' + "".join(_list_line(i, answer.shape) for i in cited if i.group == group) + "</ol>")
+    # "- label — text" lines are the text's own rendering of uncited items, shown below as items
+    notes = [ln for ln in lines[1:] if not ln.startswith(("[", "- ")) and ln.rstrip(":") not in groups]
     body += [f'<div class="list-note">{esc(n)}</div>' for n in notes]
     further = [i for i in answer.items if not i.cited]
     if further:
         rows = "".join(f'<li><span class="list-label">{esc(i.label)}</span> — {esc(i.text)} '
                        f'<span class="answer-meta">({esc(i.source)}{"" if i.above_cutoff else ", below the cut-off"})</span></li>'
                        for i in further)
-        body.append(f'<details class="list-more"><summary>Show the {len(further)} further abstract'
-                    f'{"s" if len(further) != 1 else ""}</summary><ol class="list-answer">{rows}</ol></details>')
+        if not cited:  # nothing cited (a follow-up no listed abstract answers): the closest are the answer's body
+            body.append(f'<ol class="list-answer list-closest">{rows}</ol>')
+        else:
+            body.append(f'<details class="list-more"><summary>Show the {len(further)} further abstract'
+                        f'{"s" if len(further) != 1 else ""}</summary><ol class="list-answer">{rows}</ol></details>')
     return f'<div class="answer list-shape-{esc(answer.shape)}">{"".join(body)}</div>' + answer_meta(answer)
 
 

@@ -127,6 +127,20 @@ def test_render_list_links_each_item_to_its_source_and_escapes() -> None:
     assert "further abstract mentions A" in html
 
 
+def test_render_list_with_nothing_cited_shows_the_closest_once() -> None:
+    """A follow-up no listed abstract answers: its closest, uncited, are the answer's body, shown
+    once (not as note lines and again behind the "further" toggle) and with no empty list."""
+    closest = [ListItem(0, d, f"Label {d}", f"It touches {d}.", f"f.txt:{k}", 0.2, cited=False, above_cutoff=False)
+               for k, d in enumerate("xyz")]
+    text = "\n".join(["None of the 4 abstracts listed before mentions 'medical'; the 3 closest in meaning, which may not be about it:"]
+                     + [f"- {i.label} — {i.text}" for i in closest])
+    html = render_answer(Answer(question="Are any of them medical?", text=text, shape="list", items=closest,
+                                caveat=text.split("\n")[0], caveat_kind="list_none"))
+    assert html.count("It touches x.") == 1 and "list-closest" in html
+    assert "Show the 3 further" not in html and '<ol class="list-answer"></ol>' not in html
+    assert "mentions &#x27;medical&#x27;" in html or "mentions 'medical'" in html
+
+
 # --- the list split and its metrics --------------------------------------------------------------
 WORKS = {
     "w1": "We study state space models (SSMs) for long sequences. State space models are fast.",
