@@ -87,6 +87,7 @@ from assistant.shape_frames import (
     _OVERVIEW,
     _OWN_PARTICLE,
     _PARTICLE,
+    _POLITE,
     _PREDICATE,
     _PREPS,
     _PROPERTY,
@@ -207,7 +208,7 @@ class Shape:
 
 
 def _clean(text: str) -> str:
-    return " ".join(text.strip().rstrip("?.!").split())
+    return _POLITE.sub("", " ".join(text.strip().rstrip("?.!").split())).rstrip("?.!")
 
 
 def _unplaced(text: str) -> str:

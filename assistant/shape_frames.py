@@ -112,5 +112,8 @@ _ADVERB = re.compile(r"^(?:(?:\w+ly|only|just|even|still|ever|already|being)\s+)
 # a verb's own particle before a coordinated verb ("build on, or use X"; "look at and use X")
 _OWN_PARTICLE = re.compile(r"^(?:on|upon|at|into|with|about|from|to)\s*(?=,|\s+(?:and|or)\b)", re.I)
 _COORD_VERB = re.compile(r"^(?:,\s*)?(?:(?:and|or|and/or)\s+)?(?P<verb>[\w-]+)\s+", re.I)
+# A politeness marker closing a request ("papers on X, please"; "thanks") is a discourse particle,
+# not part of what is asked about.
+_POLITE = re.compile(r"[\s,;]+(?:please|pls|plz|thanks|thank\s+you)$", re.I)
 # A copula left dangling once the locative is gone ("What approaches to X are [in the collection]?") is no topic.
 _TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all|are|is|were)$", re.I)

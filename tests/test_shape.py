@@ -359,3 +359,13 @@ def test_list_looking_fact_questions_stay_facts(question: str) -> None:
 ])
 def test_the_fact_rules_leave_lists_and_overviews(question: str, kind: str) -> None:
     assert detect(question).kind == kind
+
+
+@pytest.mark.parametrize(("question", "kind", "topic"), [
+    ("Papers on the decision transformer, please.", "list", "decision transformer"),
+    ("Could you list papers on RLHF please", "list", "RLHF"),
+    ("What is known about distillation, thanks!", "overview", "distillation"),
+])
+def test_a_closing_politeness_marker_is_not_part_of_the_topic(question: str, kind: str, topic: str) -> None:
+    shape = detect(question)
+    assert (shape.kind, shape.topic) == (kind, topic)
