@@ -18,28 +18,21 @@ the structure English gives a question, never from any question set:
 The noun phrase ends at the first function word (English puts the wh-phrase before the auxiliary,
 the preposition or the relative that follows it) and holds at most ``_MAX_NP`` words.
 
-**What makes a focus checkable.** Some nouns name the role a statement plays in an abstract, not
-a thing it states: the discourse nouns of scientific writing ("method", "approach", "idea",
-"contribution", "result", "finding", "advantage", "problem", ...), the document nouns ("paper",
-"work", "study", "abstract") and the vague nouns ("thing", "aspect", "part"), and the top of the
-field's taxonomy ("model", "architecture", "framework", "system", "mechanism", "technique",
-"algorithm", "component"), whose instances an answer names or describes without repeating the
-kind ("What mechanism does X use?" - "X routes each token to ..."), the field's own names among
-them ("AI", "machine learning", "neural network": every abstract here is one). Evaluative and deictic
-adjectives ("main", "key", "new", "proposed", "specific") only say which instance is meant.
-Neither is checked; a focus that holds nothing else is no focus. The rest — "license", "GPU",
-"dataset", "perplexity", "FID", "attention" — is written by a sentence that states it: the focus
-is stated when the answer's supported sentences hold its **head** (stemmed, as everywhere). English
-puts a compound noun's head last and its modifiers restrict it: a "video platform" is a platform, so
-a sentence about video clips does not state one, and "learning rate" is a rate. A modifier that is a
-name ("FID score", "Hugging Face models": capitalised, an acronym, a digit) identifies the thing on
-its own, so the answer mentioning the name states it too; a head that is a generic or category word
-("GPU model", "attention mechanism") leaves its checkable modifiers to state it (any of them, as
-before: the instance names the kind). The modifiers are not required beside the head: "an MIT
-license" states the "software license" asked for, and requiring every word would hedge right answers
-for wording (lenient by design). There is no synonym list: no established one ships offline here, and
-the stemmer already joins a word's forms. A possessor inside the wh-phrase ("Which video platform's
-clips ...") is what "which" asks for: the phrase ends at the possessive.
+**What makes a focus checkable.** Nouns that name the role a statement plays (the discourse nouns
+of scientific writing: "method", "result", "problem"; the document nouns: "paper", "study"; the
+vague nouns: "thing", "aspect") and the top of the field's taxonomy ("model", "mechanism",
+"framework", "AI", "neural network"), whose instances an answer names or describes without
+repeating the kind, are not checked, nor are evaluative and deictic adjectives ("main", "new",
+"proposed"); a focus that holds nothing else is no focus. The rest ("license", "GPU", "perplexity",
+"FID") is stated when the answer's supported sentences hold its **head** (stemmed): English puts a
+compound's head last and its modifiers restrict it (a "video platform" is a platform; video clips
+do not state one). A modifier that is a name ("FID score") states it on its own; a generic or
+category head ("GPU model") leaves its checkable modifiers to state it. The other modifiers are not
+required ("an MIT license" states the "software license"; lenient by design), and there is no
+synonym list (none ships offline; the stemmer joins a word's forms). A possessor inside the
+wh-phrase ("Which video platform's clips") is what "which" asks for. Beyond the head: a count, a
+value and an identification (``_counted``, ``_valued``, ``_identified``), and the bearer
+(``unstated_focus``).
 """
 
 from __future__ import annotations
@@ -274,22 +267,22 @@ def stated(f: Focus, said: str, question: str = "") -> bool:
 # - **a value** ("what learning rate / batch size / FID score"): a noun of measure names a
 #   dimension whose instances are values, so a sentence naming the dimension without a number
 #   ("the effective learning rate remains constant") states that there is one, not which.
-# - **an identification** ("which N"): English "which" asks to pick among instances the hearer can
-#   tell apart, i.e. by name ("Which video platform" - "YouTube"); a sentence holding only the
-#   question's own words ("data from five news sites") names none. Only a name no question word
-#   is counts, in a sentence that holds the head; "what N" is not held to it ("what loss" - "a
-#   contrastive loss").
-# The nouns of measure: the nouns of English's dimension adjectives (long/length, wide/width,
-# high/height, deep/depth, large/size, fast/speed, heavy/weight, far/distance, frequent/frequency,
-# hot/temperature, costly/cost, old/age) and the nouns that name a measured quantity as such
-# (rate, value, score, level, accuracy, error, latency, throughput, budget, price); from the
-# grammar and the field's measurement vocabulary, not from any question set.
+# - **an identification** ("which N"): "which" asks to pick among instances, by a name ("Which video
+#   platform" - "YouTube") or a description ("Which two attention maps" - "two separate softmax
+#   attention maps"); N written with only the question's own words ("data from five news sites")
+#   picks none. So N must stand by a name or a premodifier (English puts a noun's restrictive
+#   modifiers before it) the question lacks. "What N" asks for a kind as often ("a contrastive loss").
+# The nouns of measure: those of English's dimension adjectives (long/length, wide/width, deep/depth,
+# large/size, fast/speed, heavy/weight, far/distance, frequent/frequency, hot/temperature, costly/cost,
+# old/age) and those naming a measured quantity as such (rate, value, score, level, accuracy, error,
+# latency, throughput, budget, price): the grammar's and the field's measurement words, not a question set's.
 _MEASURE = {"length", "width", "height", "depth", "size", "speed", "weight", "distance", "frequency", "temperature",
             "cost", "age", "rate", "value", "score", "level", "accuracy", "error", "latency", "throughput", "budget",
             "price"}
 _NUMERAL = re.compile(r"^(?:\d[\d,.]*(?:[eE]-?\d+)?[%xX×]?[KMBTkmbt]?|one|two|three|four|five|six|seven|eight|nine|ten|"
                       r"eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|dozens?)$", re.I)
 _COUNT_SPAN = 3  # sanity bound: the modifiers English puts between a count and its noun ("7B OpenLLaMA checkpoints")
+_NAME_SPAN = 6  # sanity bound: an instance's name stands by its kind ("on three datasets, ImageNet, COCO and ...")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 
 
@@ -315,10 +308,20 @@ def _valued(f: Focus, said: str) -> bool:
 
 
 def _identified(f: Focus, said: str, question: str) -> bool:
-    """(the instance is written with its kind, in the sentence that names the kind: "the YouTube platform")"""
-    head = set(terms(f.head))
-    return not f.which or any(head <= set(terms(s)) and any(not mentioned(n, question) for n in names(s))
-                              for s in _SENTENCE.split(said))
+    if not f.which:
+        return True
+    head, asked = terms(f.head), set(terms(question))
+    for s in _SENTENCE.split(said):
+        words = [m.group(0) for m in _WORD.finditer(s)]
+        for k in (k for k, w in enumerate(words) if terms(w) == head):
+            before = list(reversed(words[max(0, k - _COUNT_SPAN):k]))
+            modifiers = before[: next((j for j, w in enumerate(before) if w.lower() in _FUNCTION), len(before))]
+            if any(not set(terms(w)) <= asked for w in modifiers):
+                return True  # a description: "two separate softmax attention maps"
+            span = " ".join(words[max(0, k - _NAME_SPAN):k + _NAME_SPAN + 1])
+            if any(not mentioned(n, question) for n in names(span)):
+                return True  # a name: "the YouTube platform", "three datasets: ImageNet, COCO and ADE20K"
+    return False
 
 
 # what opens an English noun phrase: the articles, demonstratives and possessive determiners, the
@@ -351,11 +354,9 @@ def nominal(question: str) -> set[str]:
     """The heads of the question's noun phrases, and its names: what a caveat may name as "not
     mentioned" (``extractive.unstated``). A noun phrase opens after a determiner, a quantifier, a
     wh-determiner, a preposition, a number or a possessive and runs over content words to the next
-    function word; its head is its last word (English puts it last, the modifiers restrict it: the
-    thing missing is the head's). Verbs stand after a subject or an auxiliary ("How long does
-    training take", "How can you teach a model") or inside a run that is not its last word ("every
-    hospital teach nurses"), quantifiers are openers: neither "take", "teach" nor "every" is a
-    thing the sources could leave unstated."""
+    function word; its head is its last word (English puts it last). Verbs stand after a subject or
+    an auxiliary ("How long does training take") or inside a run that is not its last word ("every
+    hospital teach nurses"); quantifiers are openers: "take", "teach", "every" are no missing thing."""
     words = [m.group(0) for m in _WORD.finditer(question)]
     out: set[str] = set()
     run: list[str] | None = None  # the content words of the noun phrase open now (None: none open)
@@ -399,8 +400,7 @@ def unstated_focus(question: str, said: str, parts: list[str] | None = None) -> 
     return None if stated(f, " ".join(about) if about else said, question) else f
 
 
-def cited_parts(sentences: list) -> list[str]:
-    """The supported sentences of each source an answer cites, joined per source (its [n])."""
+def cited_parts(sentences: list) -> list[str]:  # the supported sentences of each source cited, joined
     by: dict[int, list[str]] = {}
     for s in sentences:
         for n in s.citations if s.supported else []:

@@ -256,9 +256,9 @@ def test_the_weak_match_caveat_names_no_verbs_or_quantifiers(corpus: Assistant) 
     ("What learning rate did the Atari runs use?", "The effective learning rate remains constant throughout training.", False),
     ("What learning rate did the Atari runs use?", "All Atari runs use a learning rate of 3e-4.", True),
     ("What batch size does it train with?", "It trains with a batch size of 256.", True),
-    # "which N" is answered by naming the instance, in the sentence that names the kind
+    # "which N" is answered by a name or a description of the instance beside the kind
     ("Which five news sites did the study collect its data from?", "We collect data from five news sites.", False),
-    ("Which video platform's clips was the detector trained on?", "Videos are pervasive on internet platforms.", False),
+    ("Which two attention maps does Diff Transformer subtract?", "It subtracts two separate softmax attention maps.", True),
     ("Which video platform's clips was the detector trained on?", "We use clips from the YouTube platform.", True),
     # "what N" (no choice among named instances) is not held to a name: a right answer stays plain
     ("What loss function does it minimise?", "It minimises a contrastive loss function.", True),
