@@ -7,7 +7,7 @@ It catches unanswerable questions, and hedges answerable ones. This tool measure
 when the decline should be heard.
 
 ``collect`` asks tuning questions only (dev without follow-ups, generated, calibration,
-generated_unanswerable, and answerable ones again with their gold work left out, ``--loo``; never
+generated_unanswerable, paraphrase_written without follow-ups (``--sets`` picks some), and answerable ones again with their gold work left out, ``--loo``; never
 the locked split) through the product, ``Assistant.ask(q, backend="local")``, with the hook OFF
 (every decline heard, today's behaviour), and extractively; and caches per question: whether the
 model declined (and its raw reply), the decision (outcome, relevance, missing names, each abstract's
@@ -40,10 +40,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "evals" / "fits" / "declines_cache.jsonl"
 FIT = ROOT / "evals" / "fits" / "declines.json"
-SETS = {"dev": 93, "generated": 40, "calibration": 40, "generated_unanswerable": 40}  # questions per set (dev: all but follow-ups)
+SETS = {"dev": 93, "generated": 40, "calibration": 40, "generated_unanswerable": 40,  # questions per set (dev: all but follow-ups)
+        "paraphrase_written": 52}  # hand-written in users' wording (issue #20: the hard unanswerable kind; no follow-ups)
 # the rule's features compared by the fit (the decision's; evals/declines.py value)
-STUDIED = ("relevance", "-relevance", "best_sentence", "-best_sentence")
-LOO = {"dev": 30, "generated": 20, "calibration": 10}  # answerable questions asked again with their gold left out
+STUDIED = ("relevance", "-relevance", "best_sentence", "-best_sentence", "gap")
+LOO = {"dev": 30, "generated": 20, "calibration": 10, "paraphrase_written": 37}  # answerable ones asked again, gold left out
 
 
 # --- the sample -----------------------------------------------------------------------------------
@@ -152,7 +153,8 @@ def collect(args: argparse.Namespace) -> None:
     docs = assistant.retriever.docs()
     cache = Path(args.cache)
     done = {json.loads(line)["key"] for line in cache.read_text().splitlines() if line.strip()} if cache.exists() else set()
-    todo = [s for s in sample(docs, SETS, {} if args.no_loo else LOO) if key(s[0], s[1].id, s[2], args.lead_shown) not in done]
+    sets = {n: SETS[n] for n in args.sets.split(",")} if args.sets else SETS  # e.g. --sets paraphrase_written
+    todo = [s for s in sample(docs, sets, {} if args.no_loo else LOO) if key(s[0], s[1].id, s[2], args.lead_shown) not in done]
     if args.only:  # e.g. a second design asked again on chosen questions: "set:id:plain|loo" per line
         wanted = set(Path(args.only).read_text().split())
         todo = [s for s in todo if key(s[0], s[1].id, s[2], args.lead_shown).rsplit(":", 1)[0] in wanted]
@@ -173,7 +175,17 @@ def value(r: dict[str, Any], feature: str) -> float:
     """A row's ``feature``: "relevance", "best_sentence" or one of the decision's features; a
     leading "-" negates it (a rule that hears the decline when the feature is ABOVE its bar)."""
     name, sign = (feature[1:], -1.0) if feature.startswith("-") else (feature, 1.0)
+    if name == "gap":  # how far the first abstract stands above the best other one read (see gap())
+        return sign * gap(r["relevances"])
     return sign * float(r[name] if name in r else r.get("features", {}).get(name, 0.0))
+
+
+def gap(relevances: list[float]) -> float:
+    """The first abstract's relevance minus the best other abstract's (0 when one was read). The
+    decline says no abstract directly answers; where one abstract stands clearly above the rest,
+    the retrieval found the question's paper and a decline more likely misreads it, while a
+    question no abstract answers finds only neighbours of like relevance (a small or negative gap)."""
+    return relevances[0] - max(relevances[1:]) if len(relevances) > 1 else 0.0
 
 
 def heard(r: dict[str, Any], t: float | None, feature: str = "relevance") -> bool:
@@ -245,6 +257,13 @@ def cv(rows: list[dict[str, Any]], weight: float, feature: str, folds: int) -> d
         per["extractive"].append(figures(test, None, "extractive"))
         per["rule"].append(figures(test, t, feature=feature))
     out: dict[str, Any] = {"fold_thresholds": ts}
+    # the held-out cost (order of harms) per fold, and the rule's minus today's, paired by fold
+    costs = {name: [cost(f, weight) for f in fs] for name, fs in per.items()}
+    out["cost"] = {name: round(sum(c), 2) for name, c in costs.items()}
+    for name in ("rule", "extractive"):
+        diff = [a - b for a, b in zip(costs[name], costs["always"], strict=True)]
+        out[f"cost_{name}_minus_always"] = [round(statistics.mean(diff), 2), round(statistics.pstdev(diff), 2),
+                                            [round(d, 2) for d in diff]]
     for name, fs in per.items():
         shares = {m: [round(statistics.mean(f[m] for f in fs), 3), round(statistics.pstdev(f[m] for f in fs), 3)]
                   for m in fs[0] if not m.startswith("n_")}
@@ -273,6 +292,33 @@ def paired(every: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def per_set(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per set, what hearing every decline changes beside extraction alone: the unanswerable and
+    LOO questions it catches that extraction answers plainly, the answerable ones it hedges that
+    extraction does not (and those with extraction's [1] gold: a right answer hedged)."""
+    out: dict[str, Any] = {}
+    for name in sorted({r["set"] for r in rows}):
+        rs = [r for r in rows if r["set"] == name]
+        hedged = {p: [r for r in rs if outcome(r, None, p) != "answered"] for p in ("local", "extractive")}
+        gained = [r for r in hedged["local"] if r not in hedged["extractive"]]
+        lost = [r for r in hedged["extractive"] if r not in hedged["local"]]
+        row: dict[str, Any] = {"declined": {g: sum(r["declined"] and grp(r) == g for r in rs) for g in GROUPS}}
+        for g in GROUPS:
+            n = sum(grp(r) == g for r in rs)
+            row[g] = {"n": n, "hedged_extractive": sum(grp(r) == g for r in hedged["extractive"]),
+                      "hedged_always": sum(grp(r) == g for r in hedged["local"]),
+                      "only_decline": sorted(r["id"] for r in gained if grp(r) == g),
+                      "only_extractive": sorted(r["id"] for r in lost if grp(r) == g)}
+        right = [r for r in rs if r["answerable"] and r["extractive"]["first_cited_gold"]]
+        row["right"] = {"n": len(right), "hedged_extractive": sum(r in hedged["extractive"] for r in right),
+                        "hedged_always": sum(r in hedged["local"] for r in right)}
+        out[name] = row
+    return out
+
+
+GROUPS = ("answerable", "loo", "unanswerable")
+
+
 def grp(r: dict[str, Any]) -> str:
     return "answerable" if r["answerable"] else "loo" if r["loo"] else "unanswerable"
 
@@ -295,12 +341,14 @@ def fit(args: argparse.Namespace) -> None:
     }
     out["all_rows"]["rule"] = figures(rows, out["threshold"], feature=args.feature)
     out["lead_shown"] = paired(every)
+    out["per_set"] = per_set(rows)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps({k: out[k] for k in ("rows", "n", "declined", "threshold", "chosen", "lead_shown")}, indent=1))
     for name, study in out["studies"].items():
         h = study["rule"]["held_out"]
-        print(f"{name:22s} t={study['fold_thresholds']} hedged {h['answerable_hedged']} una {h['unanswerable_caught']} "
-              f"loo {h['loo_caught']} counts {study['rule']['counts']}")
+        print(f"{name:22s} t={study['fold_thresholds']} right hedged {h['right_hedged']} una {h['unanswerable_caught']} "
+              f"loo {h['loo_caught']} counts {study['rule']['counts']} cost {study['cost']} "
+              f"rule-always per fold {study['cost_rule_minus_always'][:2]}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -313,6 +361,7 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--limit", type=int, default=0, help="ask at most this many new questions")
     c.add_argument("--only", default="", help="a file of 'set:id:plain|loo' keys: ask only those")
     c.add_argument("--no-loo", action="store_true", help="only the questions as asked (no leave-one-out forms)")
+    c.add_argument("--sets", default="", help=f"comma-separated sets to ask (default all: {','.join(SETS)})")
     f = sub.add_parser("fit", help="fit the arbitration rule by 5-fold CV on the cache (no model)")
     f.add_argument("--folds", type=int, default=5)
     f.add_argument("--weight", type=float, default=2.0, help="cost of a missed unanswerable/LOO question vs a hedged answerable one")

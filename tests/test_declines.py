@@ -8,13 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import streamed
 
 from assistant import Assistant
 from assistant.engine import DECLINE_OVERRULED, DECLINED_REASON
 from assistant.settings import Settings
 from assistant.types import CAVEAT_MODEL_DECLINED
-from evals.declines import choose, figures
+from evals.declines import SETS, choose, figures, gap, per_set, sample, value
 
 QUESTION = "What does Ring Attention distribute across devices?"
 UNANSWERABLE = "On which GPU model were the speedups of FlashAttention measured?"
@@ -106,3 +107,26 @@ def test_a_hedge_on_a_wrong_answer_is_earned() -> None:
     rows = [row(True, 0.8, True, right=False), row(True, 0.9, False)]  # the declined answer's [1] is not gold
     assert choose(rows, weight=2.0) is None  # hearing it costs nothing: the decline stays heard
     assert figures(rows, None)["wrong_caught"] == 1.0 and figures(rows, None)["right_hedged"] == 0.0
+
+
+def test_the_gap_is_how_far_the_first_abstract_stands_above_the_rest() -> None:
+    assert gap([0.6, 0.2, 0.4]) == pytest.approx(0.2) and gap([0.3, 0.5]) == pytest.approx(-0.2) and gap([0.7]) == 0.0
+    r = row(True, 0.6, True) | {"relevances": [0.6, 0.2, 0.4]}
+    assert value(r, "gap") == pytest.approx(0.2) and value(r, "-gap") == pytest.approx(-0.2)
+    assert choose([r, row(False, 0.3, True) | {"relevances": [0.3, 0.29]}], 2.0, "gap") is not None  # the gap tells them apart
+
+
+def test_per_set_counts_what_only_the_decline_catches() -> None:
+    caught = row(False, 0.4, True) | {"set": "s", "id": "u"}  # extraction answers it plainly, the decline hedges
+    hedged = row(True, 0.8, True) | {"set": "s", "id": "a"}
+    out = per_set([caught, hedged])["s"]
+    assert out["unanswerable"]["only_decline"] == ["u"] and out["unanswerable"]["hedged_extractive"] == 0
+    assert out["answerable"]["only_decline"] == ["a"] and out["right"] == {"n": 1, "hedged_extractive": 0, "hedged_always": 1}
+
+
+def test_paraphrase_written_is_sampled_without_follow_ups(corpus: Assistant) -> None:
+    picked = sample(corpus.retriever.docs(), {"paraphrase_written": SETS["paraphrase_written"]}, {"paraphrase_written": 37})
+    plain = [q for _, q, loo in picked if not loo]
+    held = [q for _, q, loo in picked if loo]
+    assert len(plain) == 52 and not any(q.previous for q in plain)  # the 7 follow-ups need their history
+    assert sum(not q.answerable for q in plain) == 15 and len(held) == 37 and all(q.answerable for q in held)
