@@ -57,3 +57,24 @@ def test_bench_lists_by_shape_asks_each_tuning_question_once() -> None:
         assert all(rows[q]["shape"] == shape and not rows[q].get("previous") for q in questions)
     overviews = list_questions(40, "overview", SHAPE_SETS)
     assert any(rows[q]["split"] == "written" for q in overviews)  # overview_written's own questions
+
+
+def test_the_synthesis_is_verified_against_the_items_the_model_was_shown(corpus_dir: Path, mock_model: Any) -> None:
+    """A synthesis sentence is checked against the abstracts of the items in its prompt only: one that
+    only a later item (never shown) states is dropped, not re-pointed to it; one a shown item states
+    keeps that item's list number and adds its span to that citation's evidence."""
+    lead = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}})
+    listed = lead.ask(LIST_Q, backend="extractive")
+    k = lead.settings.prompts.summary_items
+    assert len(listed.citations) > k + 1
+    unseen = listed.items[k + 1]
+    mock_model.enqueue(f"{unseen.text.rstrip('.')} [1].\n")
+    ans = lead.ask(LIST_Q, backend="mock")
+    assert unseen.label in listed.text and unseen.label not in mock_model.prompts[0][1]["content"]
+    assert ans.text == listed.text and "list alone" in (ans.fallback_reason or "")
+    second = listed.items[1]
+    mock_model.enqueue(f"{second.text.rstrip('.')} [2].\n")
+    ans = lead.ask(LIST_Q, backend="mock")
+    summary, _, rest = ans.text.partition("\n\n")
+    assert rest == listed.text and summary.endswith("[2]") and ans.fallback_reason is None
+    assert ans.sentences[0].citations == [2] and len(ans.citations[1].evidence) >= len(listed.citations[1].evidence)
