@@ -130,3 +130,15 @@ def test_paraphrase_written_is_sampled_without_follow_ups(corpus: Assistant) -> 
     held = [q for _, q, loo in picked if loo]
     assert len(plain) == 52 and not any(q.previous for q in plain)  # the 7 follow-ups need their history
     assert sum(not q.answerable for q in plain) == 15 and len(held) == 37 and all(q.answerable for q in held)
+
+
+def test_refresh_replaces_a_stale_extractive_state_with_todays(corpus: Assistant) -> None:
+    from evals.declines_refresh import refresh
+
+    stale = {"refused": True, "caveated": False, "caveat_kind": None}  # as if an older commit had refused it
+    r = row(True, 0.5, False) | {"key": "dev:q001:plain:lead1", "outcome": "answer", "extractive": stale}
+    moved = refresh(corpus, [r], "abc1234")
+    assert moved["rows"] == 1 and moved["missing"] == 0 and moved["extractive_changed"] == 1
+    assert r["extractive_at"] == "abc1234" and r["extractive"]["refused"] is False and "text" in r["extractive"]
+    lost = row(True, 0.5, False) | {"key": "dev:no-such-question:plain:lead1", "extractive": stale}
+    assert refresh(corpus, [lost], "abc1234")["missing"] == 1 and lost["extractive"] is stale

@@ -1,0 +1,70 @@
+"""Re-ask extraction on every row of the decline cache (evals/declines.py) with today's code.
+
+The cache mixes rows asked at different commits; extraction's caveat rules (assistant/focus.py) move
+between them, and the fit compares a heard decline (always a hedge) with extraction's answer on the
+same question, so a stale extractive state misjudges every rule. The model is not asked again: a
+decline heard is a hedge whatever the code, and a decline overruled is extraction's answer, which
+this refreshes. Each row's ``extractive`` state is replaced; ``extractive_at`` records the commit
+(and ``+dirty`` when assistant/ had uncommitted changes); the decision's outcome / relevance is
+compared with the cached one and the changes counted (they would make the cached decline stale)::
+
+    python -m evals.declines_refresh --data-dir D [--cache evals/fits/declines_cache.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from evals.declines import CACHE, LOO, ROOT, SETS, _state, key, sample
+
+
+def commit() -> str:
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "assistant"], cwd=ROOT).returncode != 0
+    return head + ("+dirty" if dirty else "")
+
+
+def refresh(assistant: Any, rows: list[dict[str, Any]], at: str) -> dict[str, int]:
+    """Replace each row's extractive state in place; count what moved."""
+    docs = assistant.retriever.docs()
+    questions = {key(n, q.id, loo, 0).rsplit(":", 1)[0]: q for n, q, loo in sample(docs, SETS, LOO)}
+    moved = {"rows": 0, "missing": 0, "extractive_changed": 0, "decision_changed": 0}
+    for r in rows:
+        q = questions.get(r["key"].rsplit(":", 1)[0])
+        if q is None:
+            moved["missing"] += 1
+            continue
+        exclude = set(q.gold) if r["loo"] else None
+        d = assistant.engine.analyze(q.text, assistant.settings.top_k, exclude).decision
+        outcome, rel = (d.outcome, round(d.relevance, 4)) if d else ("refuse", 0.0)
+        moved["decision_changed"] += (outcome, rel) != (r["outcome"], r["relevance"])
+        new = _state(assistant.ask(q.text, backend="extractive", exclude=exclude), q.gold, docs)
+        hedge = ("refused", "caveated", "caveat_kind")
+        moved["extractive_changed"] += any(new[h] != r["extractive"].get(h) for h in hedge)
+        r["extractive"], r["extractive_at"] = new, at
+        moved["rows"] += 1
+    return moved
+
+
+def main(argv: list[str] | None = None) -> None:
+    from assistant import Assistant
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", required=True)
+    ap.add_argument("--cache", default=str(CACHE))
+    args = ap.parse_args(argv)
+    cache = Path(args.cache)
+    rows = [json.loads(line) for line in cache.read_text().splitlines() if line.strip()]
+    moved = refresh(Assistant(data_dir=args.data_dir), rows, commit())
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(cache)
+    print(json.dumps(moved))
+
+
+if __name__ == "__main__":
+    main()
