@@ -323,7 +323,7 @@ def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, c
     else:
         how = "closest in meaning to" if meaning else "on"
         lines = [caveat or f"{len(items)} abstract{'s' if len(items) != 1 else ''}{scope} {how} {topic} "
-                 f"({'none writes those words; ' if meaning else ''}answered as a list, most relevant first):"]
+                 f"({'no sentence writes those words together; ' if meaning else ''}answered as a list, most relevant first):"]
         lines += [f"[{i.n}] {i.label} — {i.text}" for i in items]
     if beyond:
         lines.append(f"{beyond} further abstract{'s' if beyond != 1 else ''} on {topic} "

@@ -83,6 +83,7 @@ from assistant.shape_frames import (
     _HOW_HAS,
     _HOW_TACKLED,
     _METHODS,
+    _NAMED_AS,
     _NEXT_CLAUSE,
     _OVERVIEW,
     _OWN_PARTICLE,
@@ -246,7 +247,8 @@ def _topic(rest: str, keep_verb: bool = True) -> str:
     route each token to an expert" -> "route each token to an expert" (``_object``)."""
     rest = _TAIL.sub("", _unplaced(_NEXT_CLAUSE.sub("", _clean(rest))))
     topic = rest if _PREPS.match(rest) else _object(rest, keep_verb)[0]
-    return _TAIL.sub("", _PREPS.sub("", topic, count=1).strip()) or rest
+    topic = _TAIL.sub("", _PREPS.sub("", topic, count=1).strip()) or rest
+    return m.group("name") if (m := _NAMED_AS.match(topic)) else topic
 
 
 def _verbal(rest: str) -> bool:

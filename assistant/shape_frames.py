@@ -112,6 +112,11 @@ _ADVERB = re.compile(r"^(?:(?:\w+ly|only|just|even|still|ever|already|being)\s+)
 # a verb's own particle before a coordinated verb ("build on, or use X"; "look at and use X")
 _OWN_PARTICLE = re.compile(r"^(?:on|upon|at|into|with|about|from|to)\s*(?=,|\s+(?:and|or)\b)", re.I)
 _COORD_VERB = re.compile(r"^(?:,\s*)?(?:(?:and|or|and/or)\s+)?(?P<verb>[\w-]+)\s+", re.I)
+# A naming apposition ("a model called Zebra", "the method known as X") refers by the name: the
+# name is what the abstracts write, and the noun before it only says what kind of thing it is. A
+# given name is a proper noun (capitalised or with a digit), which keeps "named entity …" a term.
+_NAMED_AS = re.compile(r"^(?:(?:a|an|the)\s+)?(?:(?!(?:a|an|the)\s)[\w-]+\s+){1,3}?(?:called|named|dubbed|termed|known\s+as|referred\s+to\s+as)"
+                       r"\s+(?P<name>(?-i:[A-Z0-9]).*)$", re.I)
 # A politeness marker closing a request ("papers on X, please"; "thanks") is a discourse particle,
 # not part of what is asked about.
 _POLITE = re.compile(r"[\s,;]+(?:please|pls|plz|thanks|thank\s+you)$", re.I)

@@ -81,6 +81,7 @@ def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unr
     assert ans.shape == "list" and not ans.refused and any(i.label == "Ring Attention" for i in cited)
     assert len(cited) > cfg.min_listed  # the rule fitted on terms listed at most min_listed of these
     assert "closest in meaning" in ans.text.splitlines()[0] and all(s.supported for s in ans.sentences)
+    assert "no sentence writes those words together" in ans.text.splitlines()[0]  # what `written` checked, no more
     assert ans.caveat == ans.text.splitlines()[0] and ans.caveat_kind == "list_by_meaning"  # a hedge, never plain
     found = candidates(corpus.engine, detect(ans.question).topic, cfg.candidates)
     assert not written(found, cfg.phrase_lexical)  # no abstract writes the topic's words

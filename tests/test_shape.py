@@ -14,7 +14,7 @@ from assistant.shape import COMPARE, FACT, LIST, OVERVIEW, detect
     ("Are there any papers about retrieval-augmented generation?", "retrieval-augmented generation"),
     ("How many papers are there on linear attention?", "linear attention"),
     ("Which papers study how transformers do arithmetic?", "how transformers do arithmetic"),
-    ("Which abstracts introduce a model called Zebra, and what is each one designed for?", "model called Zebra"),
+    ("Which abstracts introduce a model called Zebra, and what is each one designed for?", "Zebra"),  # a naming apposition: the name
     ("What works in the collection deal with beam search?", "beam search"),
 ])
 def test_plural_works_questions_are_lists_with_their_topic(question: str, topic: str) -> None:
@@ -369,3 +369,13 @@ def test_the_fact_rules_leave_lists_and_overviews(question: str, kind: str) -> N
 def test_a_closing_politeness_marker_is_not_part_of_the_topic(question: str, kind: str, topic: str) -> None:
     shape = detect(question)
     assert (shape.kind, shape.topic) == (kind, topic)
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Which papers use a method known as LoRA?", "LoRA"),
+    ("Which papers use an architecture termed S4?", "S4"),
+    ("Papers on named entity recognition", "named entity recognition"),  # a participle, no name given
+    ("Papers on a technique named knowledge distillation", "technique named knowledge distillation"),  # not a proper name
+])
+def test_a_naming_apposition_lists_by_the_name(question: str, topic: str) -> None:
+    assert detect(question).topic == topic
