@@ -279,8 +279,8 @@ def stated(f: Focus, said: str, question: str = "") -> bool:
 _MEASURE = {"length", "width", "height", "depth", "size", "speed", "weight", "distance", "frequency", "temperature",
             "cost", "age", "rate", "value", "score", "level", "accuracy", "error", "latency", "throughput", "budget",
             "price"}
-_NUMERAL = re.compile(r"^(?:\d[\d,.]*(?:[eE]-?\d+)?[%xX×]?[KMBTkmbt]?|one|two|three|four|five|six|seven|eight|nine|ten|"
-                      r"eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|dozens?)$", re.I)
+_NUMERAL = re.compile(r"^(?:~?\d[\d,.]*(?:[eE]-?\d+)?[%xX×]?[KMBTkmbt]?\+?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                      r"twelve|twenty|thirty|forty|fifty|single|dozens?|hundreds?|thousands?|millions?|billions?|trillions?)$", re.I)
 _COUNT_SPAN = 3  # sanity bound: the modifiers English puts between a count and its noun ("7B OpenLLaMA checkpoints")
 _NAME_SPAN = 6  # sanity bound: an instance's name stands by its kind ("on three datasets, ImageNet, COCO and ...")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
@@ -289,13 +289,13 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 def _counted(f: Focus, said: str) -> bool:
     if not f.quantity or not f.head or not f.head.lower().endswith("s"):
         return True  # a plural unit is counted ("how many GPUs"); "how much N" measures a mass (any unit)
-    unit = terms(f.head)
+    unit = terms(_plural(f.head))  # singular or plural: "a single GPU" counts GPUs
     words = [m.group(0) for m in _WORD.finditer(said)]
     for k, w in enumerate(words):
         low = w.lower()
         if low[:1].isdigit() and "-" in low and terms(low.split("-", 1)[1])[-1:] == unit[-1:]:
             return True  # "a 12-layer model"
-        if terms(w) == unit and any(_NUMERAL.match(x) for x in words[max(0, k - _COUNT_SPAN):k]):
+        if terms(_plural(w)) == unit and any(_NUMERAL.match(x) for x in words[max(0, k - _COUNT_SPAN):k]):
             return True
     return False
 

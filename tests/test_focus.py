@@ -252,6 +252,8 @@ def test_the_weak_match_caveat_names_no_verbs_or_quantifiers(corpus: Assistant) 
     ("How many patent documents was PaECTER fine-tuned on?", "We fine-tune on 300,000 English patent documents.", True),
     ("How many layers does it have?", "It is a 12-layer transformer.", True),  # the count in a compound
     ("How many checkpoints were fine-tuned?", "We fine-tune 3B and 7B OpenLLaMA checkpoints.", True),
+    ("How many GPUs does it need?", "It runs on a single GPU.", True),  # the unit singular
+    ("How many languages does it cover?", "It covers 100+ languages.", True),
     # a noun of measure is stated with its value
     ("What learning rate did the Atari runs use?", "The effective learning rate remains constant throughout training.", False),
     ("What learning rate did the Atari runs use?", "All Atari runs use a learning rate of 3e-4.", True),
