@@ -135,12 +135,11 @@ class PromptsSection(BaseModel):
     lead_shown: int = 1
     # A "lead" model's NOT IN SOURCES on a plain answer (no name unmatched) whose decision relevance
     # reaches this is overruled: extraction's answer stands, without the lead (engine._model_declined).
-    # None: every decline heard. Fit: python -m evals.declines fit (5-fold CV on 206 tuning questions
-    # asked through the local model, evals/fits/declines.json): no bar kept the decline's catches held
-    # out; relevance bar, weight 2: answerable hedged 15 (caveats on right answers 8), unanswerable
-    # caught 42/43, LOO 35/60; always heard 21 (10), 43, 37; overruling every plain-answer decline is
-    # extraction's 9 (2), 42, 35. The decline on a plain answer is right ~7 times in 15 and neither
-    # relevance nor the best sentence's score tells which: not adopted (docs/local-model.md).
+    # None: every decline heard. Fit: python -m evals.declines fit (5-fold CV, evals/fits/declines.json;
+    # session 11: 295 tuning questions asked through the local model, paraphrase_written's user-worded
+    # ones included). Held-out cost per fold vs every decline heard: extraction alone +5.6 +- 2.2
+    # (worse in all folds), relevance bar 0.0 +- 1.4, gap bar -0.6 +- 1.9: no bar beyond the spread.
+    # Right answers hedged 20 of 89 when heard, 6 by extraction alone (docs/measurements.md, C4).
     decline_relevance: float | None = None
     # A list / comparison / overview answer of a "lead" backend: the model writes one synthesis
     # sentence from the first ``summary_items`` cited items (label + the item's sentence clipped to
