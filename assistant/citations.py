@@ -41,6 +41,7 @@ from assistant.types import AnswerSentence, Evidence
 _MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _MARK_ANY = re.compile(r"\s*\[(?:\d+(?:\s*[,;–-]\s*\d+)*)\]")
 _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
+DANGLING = "dropped: a citation marker stands where a name should be, so the sentence cannot be read without it"
 
 
 @dataclass
@@ -70,8 +71,29 @@ def parse_markers(sentence: str) -> list[int]:
     return nums
 
 
+# A reference list closing a sentence ("… models in [1], [2], and [3].", "as shown in [1].") is the
+# citation, not part of the claim: the words that link it (commas, a coordinator, a preposition of
+# source) go with its markers, or "in,, and." would be left in the text.
+_MARK_RE = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"
+_TAIL_REFS = re.compile(rf"(?:(?:\s*(?:,|;|\b(?:and|or|in|by|from|see|cf\.|e\.g\.|as\s+(?:shown|described|reported|noted|seen|discussed)\s+in)\b))*"
+                        rf"\s*{_MARK_RE})+(?=\s*[.!?]?\s*$)", re.I)
+# A marker inside a sentence that stands where a noun phrase must ("Both [1] and [2] mention X",
+# "faster than [2] on …"): without it a preposition or a coordinator has no object (English does
+# not end a phrase there), so the sentence as stripped says nothing readable and is not shown.
+_ORPHAN = re.compile(r"\b(?:both|between|and|or|in|of|by|from|with|than|like|to|see|versus|vs\.?)\s*(?:[,;:.!?]|\b(?:and|or)\b|$)"
+                     r"|,\s*[,;.]|^\s*(?:and|or)\b", re.I)
+
+
 def strip_markers(sentence: str) -> str:
-    return re.sub(r"\s+([.,;:!?])", r"\1", _MARK_ANY.sub("", sentence)).strip()
+    s = _MARK_ANY.sub("", _TAIL_REFS.sub("", sentence))
+    return re.sub(r"\s+([.,;:!?])", r"\1", s).strip()
+
+
+def dangling(sentence: str) -> bool:
+    """Whether a marker inside ``sentence`` (not in its closing reference list) stood for a name:
+    its stripped text leaves a preposition or coordinator without its object (``_ORPHAN``)."""
+    inner = _TAIL_REFS.sub("", sentence)
+    return bool(_MARK_ANY.search(inner)) and bool(_ORPHAN.search(strip_markers(sentence)))
 
 
 def split_answer(text: str) -> list[str]:
@@ -298,8 +320,11 @@ class Verifier:
         order: list[int] = []
         evidence: dict[int, list[Evidence]] = {}
         result: list[AnswerSentence] = []
-        for claim, marked, quote in zip(claims, marks, quoted, strict=True):
+        for raw, claim, marked, quote in zip(raw_sentences, claims, marks, quoted, strict=True):
             if not claim:
+                continue
+            if dangling(raw):  # "Both and mention X": a marker stood for a name (``_ORPHAN``)
+                result.append(AnswerSentence(text=claim, supported=False, reason=DANGLING))
                 continue
             if not terms(claim) and not marked:  # "Yes." / "In short:" holds no claim to cite
                 result.append(AnswerSentence(text=claim))

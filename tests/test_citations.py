@@ -9,7 +9,14 @@ import pytest
 from conftest import CountingEmbedder
 
 from assistant import Assistant
-from assistant.citations import Verifier, parse_markers, split_answer, strip_markers
+from assistant.citations import (
+    DANGLING,
+    Verifier,
+    dangling,
+    parse_markers,
+    split_answer,
+    strip_markers,
+)
 from assistant.evidence import SentenceCache
 from assistant.prompts import as_data, render
 
@@ -102,6 +109,23 @@ def test_marker_helpers() -> None:
     assert parse_markers("A [1][3] and [2, 4] or [5-6].") == [5, 6, 1, 3, 2, 4]
     assert strip_markers("Claim one [1] , two [2].") == "Claim one, two."
     assert split_answer("First claim. [1] Second claim [2]. Third.") == ["First claim. [1]", "Second claim [2].", "Third."]
+
+
+def test_a_closing_reference_list_takes_its_linking_words() -> None:
+    # the model's "in [1], [2], and [3]." read "… models in,, and." once its markers were stripped
+    assert strip_markers("The papers mention state space models in [1], [2], and [3].") == "The papers mention state space models."
+    assert strip_markers("Ring Attention is described in [1].") == "Ring Attention is described."
+    assert parse_markers("The papers mention state space models in [1], [2], and [3].") == [1, 2, 3]
+    assert not dangling("Ring Attention [1] and LASP-2 [2] both scale to long sequences.")  # names kept: readable
+    assert not dangling("We compare in and out of domain [1].")  # the words are the claim's own
+
+
+def test_a_marker_standing_for_a_name_drops_its_sentence(verifier: Verifier, sources: tuple[list[str], Assistant]) -> None:
+    ring = sentence_of(sources[0][0], "Ring Attention")
+    out = verifier.verify(f"Both [1] and [2] use attention over long sequences. {ring} [1]")
+    gone, kept = out.sentences
+    assert dangling("Both [1] and [2] describe their method.") and not gone.supported and gone.reason == DANGLING
+    assert kept.supported and "Both and" not in out.text
 
 
 def test_retrieved_text_is_inert_in_prompts() -> None:
