@@ -56,7 +56,6 @@ from typing import Any
 import numpy as np
 
 from assistant.citations import Verifier
-from assistant.collection_summary import with_summary
 from assistant.evidence import terms
 from assistant.grounding import mentioned
 from assistant.grounding import names as name_phrases
@@ -106,7 +105,9 @@ def previous_list(history: list[dict[str, str]]) -> list[str]:
 
 
 def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
-    """The answer for a list / compare / overview question, or None for the ordinary path."""
+    """The answer for a list / compare / overview question, or None for the ordinary path; the
+    LLM backends' synthesis is added above it afterwards (``collection_summary.with_summary``), so
+    the extracted list can be shown while the model writes."""
     t = time.perf_counter()
     answer = _shaped(engine, base, turn)
     if answer is not None:
@@ -123,13 +124,13 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     cfg = engine.settings.collection
     if shape.kind == COMPARE:
         compared = _compare(engine, base, shape, turn.exclude)
-        return with_summary(engine, turn, compared) if compared is not None else None
+        return compared
     if shape.follow_up:
         docs = _docs_of_quotes(engine, quotes)
         if not docs:
             return None
-        picked = _follow_up(engine, base, shape, docs)  # no synthesis of abstracts that do not state the filter
-        return picked if picked.caveat else with_summary(engine, turn, picked)
+        picked = _follow_up(engine, base, shape, docs)
+        return picked  # no synthesis of abstracts that do not state the filter (with_summary: list_none)
     found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
     missing = decision.missing if decision is not None else []
     if any(not any(mentioned(name, c.doc.original) for c in found) for name in missing):
@@ -172,7 +173,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     if meaning and not answer.caveat:
         # none of the listed abstracts writes the topic: a list by meaning is a hedge, never a plain answer
         answer.caveat, answer.caveat_kind = answer.text.split("\n", 1)[0], CAVEAT_LIST_BY_MEANING
-    return with_summary(engine, turn, answer)
+    return answer
 
 
 def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:

@@ -10,7 +10,7 @@ from typing import Any
 
 from assistant.citations import Verifier
 from assistant.shape import COMPARE, LIST, OVERVIEW
-from assistant.types import Answer
+from assistant.types import CAVEAT_LIST_NONE, Answer
 
 _MARKER = re.compile(r"\[(\d+)\]")
 PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
@@ -22,8 +22,9 @@ def with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
     shape: prompts/answer_list.txt, answer_compare.txt, answer_overview.txt), verified like any answer
     against the abstracts of the items it was shown (``_shown``); unsupported sentences are dropped. The list itself stays
     extracted and verified; when the model fails or declines, it is shown alone, saying so."""
-    if turn.backend == "extractive" or not answer.citations or not _writes_summary(engine, turn, answer):
-        return answer
+    if turn.backend == "extractive" or not answer.citations or answer.caveat_kind == CAVEAT_LIST_NONE \
+            or not _writes_summary(engine, turn, answer):
+        return answer  # (list_none: the abstracts shown do not state what was asked: nothing to synthesise)
     from assistant.backends import LLMError
 
     t = time.perf_counter()

@@ -35,6 +35,7 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
 from assistant.backends.grammars import grammar_for
 from assistant.citations import Verifier
 from assistant.collection import shaped_answer
+from assistant.collection_summary import with_summary
 from assistant.conversation import evidence_question, resolved_question, standalone_question
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
@@ -122,8 +123,8 @@ class AnswerEngine:
         self._decide(turn)
         assert turn.decision is not None
         if (shaped := shaped_answer(self, base, turn)) is not None:  # lists, comparisons, overviews (H3)
-            yield shaped.text
-            yield self._finish(shaped, turn)
+            yield shaped.text  # the extracted list at once; an LLM's synthesis (seconds) goes above it
+            yield self._finish(with_summary(self, turn, shaped), turn)
             return
         if turn.decision.outcome == "refuse":
             yield self._refusal(base, turn)

@@ -78,3 +78,15 @@ def test_the_synthesis_is_verified_against_the_items_the_model_was_shown(corpus_
     summary, _, rest = ans.text.partition("\n\n")
     assert rest == listed.text and summary.endswith("[2]") and ans.fallback_reason is None
     assert ans.sentences[0].citations == [2] and len(ans.citations[1].evidence) >= len(listed.citations[1].evidence)
+
+
+def test_the_list_streams_before_the_models_synthesis(corpus_dir: Path, mock_model: Any) -> None:
+    """The extracted list is the first text streamed; the synthesis, written after it, opens the
+    final answer above the same list (the page shows the list while the model writes)."""
+    lead = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}})
+    listed = lead.ask(LIST_Q, backend="extractive")
+    mock_model.enqueue(f"{listed.items[0].text.rstrip('.')} [1].\n")
+    parts = list(lead.stream(LIST_Q, backend="mock"))
+    first, final = parts[0], parts[-1]
+    assert first == listed.text and mock_model.prompts  # streamed before the summary, then the model asked
+    assert final.text.endswith(listed.text) and final.text != listed.text and "summary" in final.timings
