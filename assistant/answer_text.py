@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from assistant.export import reference_metadata
+from assistant.grounding import mentioned, names
 from assistant.hits import to_hit
 from assistant.prompts import count_tokens
 from assistant.store import StoredDoc
@@ -162,3 +163,16 @@ def model_absence(sentences: list) -> str:
     verifier drops "The abstract does not specify X" (no source supports a statement of silence),
     but it is the model's right reading, so the caveat says it."""
     return next((x for s in sentences if not s.supported and (x := absence(s.text))), "")
+
+
+def described(question: str, said: str) -> list[str]:
+    """The question's names that the answer's sentences mention (what they describe)."""
+    return [n for n in names(question) if mentioned(n, said)]
+
+
+def cited_parts(sentences: list) -> list[str]:  # the supported sentences of each source cited, joined
+    by: dict[int, list[str]] = {}
+    for s in sentences:
+        for n in s.citations if s.supported else []:
+            by.setdefault(n, []).append(s.text)
+    return [" ".join(v) for v in by.values()]

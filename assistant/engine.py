@@ -27,6 +27,8 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     caveat_kind,
     caveat_text,
     citations,
+    cited_parts,
+    described,
     figure_caveat,
     focus_caveat,
     join_names,
@@ -40,7 +42,7 @@ from assistant.conversation import evidence_question, resolved_question, standal
 from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
 from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
 from assistant.filters import Filters
-from assistant.focus import cited_parts, described, nominal, unstated_focus
+from assistant.focus import nominal, unstated_focus
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
 from assistant.prompts import (

@@ -379,11 +379,6 @@ def nominal(question: str) -> set[str]:
     return out | {w for n in names(question) for w in n.split()}
 
 
-def described(question: str, said: str) -> list[str]:
-    """The question's names that the answer's sentences mention (what they describe)."""
-    return [n for n in names(question) if mentioned(n, said)]
-
-
 def unstated_focus(question: str, said: str, parts: list[str] | None = None) -> Focus | None:
     """The question's focus when the answer's sentences do not state it; None otherwise.
     ``parts``: the sentences of each source cited. An attribute is stated of its bearer: "What FID
@@ -398,11 +393,3 @@ def unstated_focus(question: str, said: str, parts: list[str] | None = None) -> 
     bearers = [n for n in names(question) if not any(mentioned(n, o) for o in own)]
     about = [p for p in parts or [] if any(mentioned(n, p) for n in bearers)]
     return None if stated(f, " ".join(about) if about else said, question) else f
-
-
-def cited_parts(sentences: list) -> list[str]:  # the supported sentences of each source cited, joined
-    by: dict[int, list[str]] = {}
-    for s in sentences:
-        for n in s.citations if s.supported else []:
-            by.setdefault(n, []).append(s.text)
-    return [" ".join(v) for v in by.values()]
