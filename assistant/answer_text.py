@@ -126,6 +126,9 @@ def add_usage(answer: Answer, model: Any, messages: list[dict[str, str]], comple
 # ("The abstract does not specify / mention / state / report X") or passive ("X is not specified
 # in the abstract"), or with "no" before a noun of telling ("There is no information about X");
 # the subject is the text itself (abstract, paper, source, context, text, passage), never a method.
+# Origin: English's negated reporting verbs and nouns of telling (closed sets of the grammar), written
+# in session 9 (A2, #19/#20) for what a model says when it finds nothing, not from any evaluation
+# question; moved here from focus.py in session 11 unchanged.
 _TEXTS = r"(?:the\s+)?(?:provided\s+|given\s+)?(?:abstracts?|papers?|sources?|context|texts?|passages?|documents?|excerpts?)"
 _TELL = r"(?:specify|mention|state|report|provide|give|describe|include|say|indicate|discuss|contain|detail|disclose|list)"
 _TOLD = r"(?:specified|mentioned|stated|reported|provided|given|described|included|indicated|discussed|detailed|disclosed|listed)"

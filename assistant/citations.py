@@ -39,7 +39,8 @@ from assistant.text import split_sentences
 from assistant.types import AnswerSentence, Evidence
 
 _MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-_MARK_ANY = re.compile(r"\s*\[(?:\d+(?:\s*[,;–-]\s*\d+)*)\]")
+_MARK_RE = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # one marker: [1], [1, 2], [1;3], [2-4]
+_MARK_ANY = re.compile(rf"\s*{_MARK_RE}")
 _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 DANGLING = "dropped: a citation marker stands where a name should be, so the sentence cannot be read without it"
 
@@ -74,7 +75,6 @@ def parse_markers(sentence: str) -> list[int]:
 # A reference list closing a sentence ("… models in [1], [2], and [3].", "as shown in [1].") is the
 # citation, not part of the claim: the words that link it (commas, a coordinator, a preposition of
 # source) go with its markers, or "in,, and." would be left in the text.
-_MARK_RE = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"
 _TAIL_REFS = re.compile(rf"(?:(?:\s*(?:,|;|\b(?:and|or|in|by|from|see|cf\.|e\.g\.|as\s+(?:shown|described|reported|noted|seen|discussed)\s+in)\b))*"
                         rf"\s*{_MARK_RE})+(?=\s*[.!?]?\s*$)", re.I)
 # A marker inside a sentence that stands where a noun phrase must ("Both [1] and [2] mention X",

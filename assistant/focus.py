@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from assistant.evidence import terms
 from assistant.grounding import mentioned, names
+from assistant.text import split_sentences
 
 # words (inner . + / - and the possessive 's kept, as English and the field write names: "GPT-4",
 # "C++", "Llama-2's", "TCP/IP"), and the punctuation that ends a phrase; a tokeniser, not a word list
@@ -283,7 +284,10 @@ _NUMERAL = re.compile(r"^(?:~?\d[\d,.]*(?:[eE]-?\d+)?[%xX×]?[KMBTkmbt]?\+?|one|
                       r"twelve|twenty|thirty|forty|fifty|single|dozens?|hundreds?|thousands?|millions?|billions?|trillions?)$", re.I)
 _COUNT_SPAN = 3  # sanity bound: the modifiers English puts between a count and its noun ("7B OpenLLaMA checkpoints")
 _NAME_SPAN = 6  # sanity bound: an instance's name stands by its kind ("on three datasets, ImageNet, COCO and ...")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+
+
+def _sentences(said: str) -> list[str]:  # the project's splitter (abbreviations such as "e.g." kept inside)
+    return [said[sp.start:sp.end] for sp in split_sentences(said)]
 
 
 def _counted(f: Focus, said: str) -> bool:
@@ -304,14 +308,14 @@ def _valued(f: Focus, said: str) -> bool:
     if not f.value:
         return True
     head, named = set(terms(f.head)), names(f.phrase)
-    return any((head <= set(terms(s)) or any(mentioned(n, s) for n in named)) and any(_NUMERAL.match(w) for w in _WORD.findall(s)) for s in _SENTENCE.split(said))
+    return any((head <= set(terms(s)) or any(mentioned(n, s) for n in named)) and any(_NUMERAL.match(w) for w in _WORD.findall(s)) for s in _sentences(said))
 
 
 def _identified(f: Focus, said: str, question: str) -> bool:
     if not f.which:
         return True
     head, asked = terms(f.head), set(terms(question))
-    for s in _SENTENCE.split(said):
+    for s in _sentences(said):
         words = [m.group(0) for m in _WORD.finditer(s)]
         for k in (k for k, w in enumerate(words) if terms(w) == head):
             before = list(reversed(words[max(0, k - _COUNT_SPAN):k]))
