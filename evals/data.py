@@ -32,6 +32,8 @@ LOCKED_COLLECTION_PATH = DATASETS_DIR / "locked_collection.jsonl"
 # hand-written tuning questions about the collection: overviews, and list follow-up sessions (evals/written_sessions.py)
 OVERVIEW_WRITTEN_PATH = DATASETS_DIR / "overview_written.jsonl"
 FOLLOWUPS_WRITTEN_PATH = DATASETS_DIR / "lists_followups_written.jsonl"
+# hand-written follow-ups on a list worded unlike the abstracts, gold read by hand (evals/followups_meaning_written.py)
+FOLLOWUPS_MEANING_WRITTEN_PATH = DATASETS_DIR / "followups_meaning_written.jsonl"
 # hand-written single-fact questions worded with list-looking words: the shape detector's over-reads (helper A3, session 9)
 SHAPE_FACTS_WRITTEN_PATH = DATASETS_DIR / "shape_facts_written.jsonl"
 # hand-written list questions about a subject no abstract is about, partly absent ("diffusion models for surgical video")
@@ -91,7 +93,8 @@ def resolve_path(name: str) -> tuple[str, Path]:
              "calibration": CALIBRATION_PATH, "paraphrase_written": PARAPHRASE_WRITTEN_PATH, "locked": LOCKED_PATH,
              "lists": LISTS_PATH, "lists_written": LISTS_WRITTEN_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
     named |= {"overview_written": OVERVIEW_WRITTEN_PATH, "lists_followups_written": FOLLOWUPS_WRITTEN_PATH,
-              "shape_facts_written": SHAPE_FACTS_WRITTEN_PATH, "lists_absent_written": LISTS_ABSENT_WRITTEN_PATH}
+              "shape_facts_written": SHAPE_FACTS_WRITTEN_PATH, "lists_absent_written": LISTS_ABSENT_WRITTEN_PATH,
+              "followups_meaning_written": FOLLOWUPS_MEANING_WRITTEN_PATH}
     if name in named:
         return "dev", named[name]
     p = Path(name)
