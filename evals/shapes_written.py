@@ -1,0 +1,192 @@
+"""Hand-written questions labelled with their shape (fact / list / compare / overview), for the
+shape detector (helper E3, session 12, #21: "the question's shape decides the answer's shape").
+
+    python -m evals.shapes_written build    # -> datasets/shapes_written.jsonl (validated)
+    python -m evals.shapes_written shapes   # the detector's confusion on it and on every tuning split
+    python -m evals.shapes_written misses   # this set's questions whose detected shape is not their label
+
+Written by hand from English, not from any evaluation file: the ways a researcher asks for an
+overview of a body of work ("what do we know about", "where does the field stand on", "bring me up
+to speed on", noun phrases such as "overview of X"), for a list of papers, for a comparison of
+named works ("how does A differ from B", "A vs B", "which is better, A or B"), and, about as many
+as those together, single-fact questions that use the same words but ask one fact ("what is known
+to cause X", "what approach does the X paper take", "how does X differ from full fine-tuning in
+memory": one work's fact, one name). Each label was decided from the question's language alone:
+
+- overview: the question asks for the state of a body of work on a topic (no one work named);
+- list: it asks which works (papers, studies, anyone) hold a property;
+- compare: it asks how two or more *named* works relate;
+- fact: one fact, usually about one work, however list- or overview-like its words.
+
+No gold abstracts: the split measures the shape only (``shapes``); ``build`` checks that every row
+has a known shape, a unique id and question, and that no row repeats a question of another tuning
+split. Tuning data for the shape detector, never a judge.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from evals.data import DATASETS_DIR, load_for_tuning, resolve_path
+
+PATH = DATASETS_DIR / "shapes_written.jsonl"
+MADE = ("hand-written by helper E3 (session 12, #21): questions a researcher might type, each labelled with its shape "
+        "from its language alone; written from English, not from any evaluation file; tuning data for the shape detector")
+SHAPES = ("fact", "list", "compare", "overview")
+TYPES = {"fact": "fact_written", "list": "list", "compare": "compare", "overview": "overview"}
+# every tuning split the confusion is printed for (never the locked ones)
+SPLITS = ("dev", "generated", "generated_unanswerable", "calibration", "paraphrase_written", "lists", "lists_written",
+          "overview_written", "lists_followups_written", "shape_facts_written", "lists_absent_written")
+
+OV, L, C, F = "overview", "list", "compare", "fact"
+# (shape, question)
+QUESTIONS: list[tuple[str, str]] = [
+    # --- overviews: the state of a body of work on a topic -------------------------------------
+    (OV, "What do we know about curriculum learning for language models?"),
+    (OV, "What do we currently know about grokking?"),
+    (OV, "Where does the field stand on test-time compute scaling?"),
+    (OV, "Where does research stand on machine unlearning?"),
+    (OV, "What approaches exist for continual learning without catastrophic forgetting?"),
+    (OV, "What techniques have been developed for KV-cache compression?"),
+    (OV, "What has been tried to reduce hallucination in language models?"),
+    (OV, "Bring me up to speed on speculative decoding."),
+    (OV, "Get me up to speed on the work on model merging."),
+    (OV, "Catch me up on research into sparse autoencoders."),
+    (OV, "Overview of diffusion models."),
+    (OV, "A quick overview of neural radiance fields, please."),
+    (OV, "Recent progress in efficient attention?"),
+    (OV, "Summary of the research on federated learning."),
+    (OV, "Give me a primer on state space models."),
+    (OV, "I need an introduction to the literature on graph neural networks."),
+    (OV, "What does the research say about data quality in pretraining?"),
+    (OV, "What do studies show about mixture-of-experts routing?"),
+    (OV, "What has the literature concluded about the lottery ticket hypothesis?"),
+    (OV, "How is the field tackling reward hacking?"),
+    (OV, "Explain the main approaches to knowledge distillation."),
+    (OV, "What are the open problems in reinforcement learning from human feedback?"),
+    (OV, "What are the current challenges in long-context modelling?"),
+    (OV, "What's the latest on instruction tuning?"),
+    # --- lists: which works hold a property ----------------------------------------------------
+    (L, "Which papers here evaluate on long-context benchmarks?"),
+    (L, "Any studies on federated learning for healthcare?"),
+    (L, "Point me to work on sparse autoencoders for interpretability."),
+    (L, "What papers should I read on tokenisation?"),
+    (L, "Which models in the collection use rotary position embeddings?"),
+    (L, "Give me every paper that reports results on MMLU."),
+    (L, "Has anybody here looked at quantising diffusion models?"),
+    (L, "I want papers that combine retrieval with reinforcement learning."),
+    (L, "Who has worked on watermarking the outputs of language models?"),
+    (L, "Do you have anything on mixture-of-depths?"),
+    (L, "Can you find studies that fine-tune on synthetic data?"),
+    (L, "Which approaches have been proposed for pruning attention heads?"),
+    # --- comparisons of named works -------------------------------------------------------------
+    (C, "How does Mamba differ from RWKV?"),
+    (C, "Mamba vs RWKV for long sequences?"),
+    (C, "Contrast LoRA with QLoRA."),
+    (C, "Which is better, DPO or PPO?"),
+    (C, "What sets ColBERT apart from DPR?"),
+    (C, "How do BERT and RoBERTa compare on GLUE?"),
+    (C, "What are the trade-offs between Linformer and Performer?"),
+    (C, "Which performs better on ImageNet: ViT or ResNet?"),
+    (C, "Is Mamba or S4 better for audio?"),
+    (C, "How is GPT-NeoX different from GPT-J?"),
+    (C, "Differences between Longformer and BigBird?"),
+    (C, "Pros and cons of Reformer versus Linformer?"),
+    # --- single facts worded like the shapes above ---------------------------------------------
+    (F, "What is known to cause mode collapse in GANs?"),
+    (F, "What is known about the training cost of FlashAttention-2?"),
+    (F, "What do we know about the size of the GPT-3 training set?"),
+    (F, "What approach does the Mamba paper take to selection?"),
+    (F, "How does LoRA differ from full fine-tuning in memory?"),
+    (F, "How does Mamba's selection mechanism differ from earlier SSMs?"),
+    (F, "Compare the results on ImageNet and COCO in the Swin paper."),
+    (F, "How does Llama 2 compare to its predecessor?"),
+    (F, "What is the difference between the base and large BERT models?"),
+    (F, "Where does the ViT paper stand on convolutional inductive biases?"),
+    (F, "Summarise the abstract of the Chinchilla paper."),
+    (F, "Give me the gist of the Switch Transformer abstract."),
+    (F, "What were the key findings of the Chinchilla paper?"),
+    (F, "What is the main idea behind speculative decoding?"),
+    (F, "What research question does the BitNet paper address?"),
+    (F, "Which study first reported grokking?"),
+    (F, "Who introduced layer normalization?"),
+    (F, "What was tried to stabilise training in the BLOOM paper?"),
+    (F, "What approaches to quantization does the GPTQ abstract mention?"),
+    (F, "Which models does LLaMA outperform on reasoning benchmarks?"),
+    (F, "List the datasets used to evaluate CLIP."),
+    (F, "Name the two components of the RAG architecture."),
+    (F, "Tell me about the training data of Phi-1."),
+    (F, "What do the BERT authors say about next sentence prediction?"),
+    (F, "What does the GPT-4 technical report say about safety?"),
+    (F, "What does this paper say about data contamination?"),
+    (F, "What state-of-the-art result does SETR report on ADE20K?"),
+    (F, "What did researchers find when they scaled ViT to 22 billion parameters?"),
+    (F, "What are the main approaches compared in the RLHF survey?"),
+    (F, "What are the open problems listed in the Mamba abstract?"),
+    (F, "What progress did AlphaFold 2 make over earlier methods?"),
+    (F, "How has the Mamba architecture been evaluated?"),
+    (F, "What is the current state of the art on ImageNet according to the ConvNeXt abstract?"),
+    (F, "What has been proposed in the Hyena paper to replace attention?"),
+    (F, "Who proposed the Transformer architecture?"),
+    (F, "What is the latest version of the Llama models?"),
+    (F, "What technique does the field use most for position encoding, according to the RoFormer abstract?"),
+    (F, "Explain the main idea of the Reformer paper."),
+]
+
+
+def rows() -> list[dict[str, Any]]:
+    return [{"id": f"SW{i:03d}", "question": q, "type": TYPES[shape], "shape": shape, "split": "shapes_written",
+             "gold_anchors": [], "key_points": [], "previous": None, "made": MADE} for i, (shape, q) in enumerate(QUESTIONS, 1)]
+
+
+def problems(out: list[dict[str, Any]]) -> list[str]:
+    """A row with an unknown shape, a repeated question, or a question another tuning split already has."""
+    found = [f"{r['id']}: unknown shape {r['shape']!r}" for r in out if r["shape"] not in SHAPES]
+    counts = Counter(r["question"].lower() for r in out)
+    found += [f"repeated: {q!r}" for q, n in counts.items() if n > 1]
+    others = {r["question"].lower() for name in SPLITS for r in load_for_tuning(resolve_path(name)[1])}
+    return found + [f"{r['id']}: also in another tuning split: {r['question']!r}" for r in out if r["question"].lower() in others]
+
+
+def build(path: Path = PATH) -> list[dict[str, Any]]:
+    out = rows()
+    if bad := problems(out):
+        raise SystemExit("\n".join(bad))
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    return out
+
+
+def confusion() -> dict[str, Any]:
+    """The detector's confusion on every tuning split and on this one (by question type)."""
+    from evals.lists_metrics import shape_confusion
+
+    return shape_confusion((*SPLITS, str(PATH)))
+
+
+def misses() -> list[tuple[str, str, str]]:
+    """This set's rows whose detected shape is not their label: (id, label -> detected, question)."""
+    from assistant.shape import detect
+
+    return [(r["id"], f"{r['shape']} -> {kind}", r["question"]) for r in rows() if (kind := detect(r["question"]).kind) != r["shape"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    command = (argv if argv is not None else sys.argv[1:])[:1] or ["build"]
+    if command == ["build"]:
+        print(f"{PATH}: {len(build())} rows")
+    elif command == ["shapes"]:
+        print(json.dumps(confusion(), indent=1))
+    elif command == ["misses"]:
+        for row in misses():
+            print(*row, sep="\t")
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
