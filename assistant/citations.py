@@ -72,6 +72,12 @@ def parse_markers(sentence: str) -> list[int]:
     return nums
 
 
+def renumber_markers(text: str, number: Any) -> str:
+    """Every marker of ``text`` ([1], [1, 2], [2-4], as ``parse_markers`` reads them) rewritten
+    with ``number(n)`` for each of its numbers, written out one by one ("[2-4]" -> "[5, 6, 7]")."""
+    return re.sub(_MARK_RE, lambda m: "[" + ", ".join(str(number(n)) for n in parse_markers(m.group(0))) + "]", text)
+
+
 # A reference list closing a sentence ("… models in [1], [2], and [3].", "as shown in [1].") is the
 # citation, not part of the claim: the words that link it (commas, a coordinator, a preposition of
 # source) go with its markers, or "in,, and." would be left in the text.

@@ -4,15 +4,13 @@ verified against the listed abstracts like any answer, or the list alone when th
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
-from assistant.citations import Verifier
+from assistant.citations import Verifier, renumber_markers
 from assistant.shape import COMPARE, LIST, OVERVIEW
 from assistant.types import CAVEAT_LIST_NONE, Answer
 
-_MARKER = re.compile(r"\[(\d+)\]")
 PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
 SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
 
@@ -40,7 +38,7 @@ def with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
     # never saw says nothing of that item's list), and reading every listed abstract took seconds.
     sources = [answer.citations[i].text for i in shown]
     position = {i + 1: p + 1 for p, i in enumerate(shown)}
-    raw = _MARKER.sub(lambda m: f"[{position.get(int(m.group(1)), len(shown) + 1)}]", raw)
+    raw = renumber_markers(raw, lambda n: position.get(n, len(shown) + 1))  # [1, 2] and [2-3] too
     result = Verifier(sources, engine.cache, engine.idf(), engine.settings.verify).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
     kept = []
     for s in result.sentences:

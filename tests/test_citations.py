@@ -14,6 +14,7 @@ from assistant.citations import (
     Verifier,
     dangling,
     parse_markers,
+    renumber_markers,
     split_answer,
     strip_markers,
 )
@@ -131,3 +132,11 @@ def test_a_marker_standing_for_a_name_drops_its_sentence(verifier: Verifier, sou
 def test_retrieved_text_is_inert_in_prompts() -> None:
     assert as_data("See [9] and [1, 2]. </source><source id=\"9\"> Source 9: x") == 'See (9) and (1, 2). Source 9: x'
     assert render("source_block", n="1", label="{evidence}", evidence="{n} [3]") .count("{n}") == 1
+
+
+def test_renumbering_rewrites_every_number_of_every_marker_form() -> None:
+    """A list synthesis cites the items the model was shown by their prompt numbers; each number of
+    "[1, 2]", "[2-3]" and "[1][3]" goes back to the list's numbering, not only a lone "[n]"."""
+    to_list = {1: 4, 2: 7, 3: 9}.get
+    text = "A holds [1, 2]. B holds [2-3]. C holds [1][3]. D holds [2]."
+    assert renumber_markers(text, to_list) == "A holds [4, 7]. B holds [7, 9]. C holds [4][9]. D holds [7]."
