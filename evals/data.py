@@ -38,6 +38,8 @@ FOLLOWUPS_MEANING_WRITTEN_PATH = DATASETS_DIR / "followups_meaning_written.jsonl
 SHAPE_FACTS_WRITTEN_PATH = DATASETS_DIR / "shape_facts_written.jsonl"
 # hand-written list questions about a subject no abstract is about, partly absent ("diffusion models for surgical video")
 LISTS_ABSENT_WRITTEN_PATH = DATASETS_DIR / "lists_absent_written.jsonl"
+# hand-written list questions whose gold was judged by reading the candidates (helper E1, session 12; evals/lists_curated.py)
+LISTS_CURATED_WRITTEN_PATH = DATASETS_DIR / "lists_curated_written.jsonl"
 
 
 class LockedSplitError(PermissionError):
@@ -94,7 +96,8 @@ def resolve_path(name: str) -> tuple[str, Path]:
              "lists": LISTS_PATH, "lists_written": LISTS_WRITTEN_PATH, "locked_collection": LOCKED_COLLECTION_PATH}
     named |= {"overview_written": OVERVIEW_WRITTEN_PATH, "lists_followups_written": FOLLOWUPS_WRITTEN_PATH,
               "shape_facts_written": SHAPE_FACTS_WRITTEN_PATH, "lists_absent_written": LISTS_ABSENT_WRITTEN_PATH,
-              "followups_meaning_written": FOLLOWUPS_MEANING_WRITTEN_PATH}
+              "followups_meaning_written": FOLLOWUPS_MEANING_WRITTEN_PATH,
+              "lists_curated_written": LISTS_CURATED_WRITTEN_PATH}
     if name in named:
         return "dev", named[name]
     p = Path(name)

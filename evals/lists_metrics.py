@@ -11,6 +11,7 @@ SHAPED_TYPES = (LIST, "compare", "overview")
 FOLLOW_UP = "follow-up"  # a list question asked of the previous list ("which of these…"), reported apart
 REWORDED = "list_reworded"  # a list whose topic is worded as a user would, not as the abstracts' term, reported apart
 WRITTEN = "list_written"  # a list question written by hand in a researcher's words (evals/lists_written.py), reported apart
+CURATED = "list_curated"  # by hand, its gold judged by reading the candidates (evals/lists_curated.py), reported apart
 
 
 def scores(picked: list[str], gold: set[str]) -> tuple[float, float | None]:
@@ -47,7 +48,7 @@ def list_record(assistant: Any, q: Any, ans: Any, docs: dict[str, Any]) -> dict[
         return out
     if expected == "list" and q.previous:
         expected = FOLLOW_UP
-    elif expected == "list" and q.type in (REWORDED, WRITTEN):
+    elif expected == "list" and q.type in (REWORDED, WRITTEN, CURATED):
         expected = q.type
     cited = list(dict.fromkeys(docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations))
     base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=assistant.settings.top_k, mode="baseline")]
@@ -67,14 +68,14 @@ def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
         if "shape" in r:
             confusion[r["type"]][r["shape"]] += 1
     out: dict[str, Any] = {"shape_confusion": {t: dict(c) for t, c in confusion.items()}, "by_shape": {}}
-    for shape in (*SHAPED_TYPES, REWORDED, WRITTEN, FOLLOW_UP):
+    for shape in (*SHAPED_TYPES, REWORDED, WRITTEN, CURATED, FOLLOW_UP):
         rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
         if rows:
             out["by_shape"][shape] = {
                 "n": len(rows), **{k: _summary(_defined([x[k] for x, _ in rows]))[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
                 "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
                 "refused": _summary([float(x.get("refused", False)) for x, _ in rows])[0],
-                "detected": _summary([float(s == (LIST if shape in (FOLLOW_UP, REWORDED, WRITTEN) else shape)) for _, s in rows])[0]}
+                "detected": _summary([float(s == (LIST if shape in (FOLLOW_UP, REWORDED, WRITTEN, CURATED) else shape)) for _, s in rows])[0]}
     return out
 
 
@@ -88,7 +89,7 @@ def format_lists(agg: dict[str, Any]) -> str:
         for shape, m in agg["by_shape"].items():
             lines.append(f"{shape:13s} {m['n']:4d} {m['recall']:7.3f} {m['precision']:7.3f} {m['baseline_recall']:7.3f} "
                          f"{m['baseline_precision']:7.3f} {m['all_named_cited']:6.3f} {m['refused']:7.3f} {m['detected']:8.3f}")
-        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list; list_reworded: a list topic in a user's words, by the local model; list_written: by hand)")
+        lines.append("(recall / precision of the cited works; base: the naive retriever's top-k works; named: every gold work cited; follow-up: a list question on the previous list; list_reworded: a list topic in a user's words, by the local model; list_written: by hand; list_curated: by hand, gold judged by reading)")
     return "\n".join(lines)
 
 
