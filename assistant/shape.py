@@ -12,10 +12,12 @@ Decided from how English asks these things, never from any evaluation question:
   for writing (work, research, literature) heads a list when the question asks what exists ("What
   work is there on…", "What research has been done on…", "What literature exists on…"), and so
   does an indefinite pronoun ("Has anyone worked on…", "Has anything been published on…") unless
-  a that-clause makes it a claim ("Has anyone shown that X…": one finding's fact). A plural noun for *methods* (methods, approaches, models, techniques…) asks about the
+  a that-clause makes it a claim ("Has anyone shown that X…": one finding's fact); so do "who" in the
+  present perfect ("Who has worked on X?"; "Who introduced X?", one event, is a fact) and "every / each"
+  with a singular work noun ("Give me every paper that…"). A plural noun for *methods* (methods, approaches, models, techniques…) asks about the
   collection when the question places it there (a collection locative: "in this collection",
-  "here", "in the corpus", "among these papers"), when it asks what exists ("What methods exist
-  for…", "are there"), when it is in the present perfect, which English uses for the state of a
+  "here", "in the corpus", "among these papers"), when it asks what exists with "which" or "are
+  there" ("Which methods exist for…"; "what" + a methods noun for a purpose is an overview, below), when it is in the present perfect, which English uses for the state of a
   field ("Which approaches have been proposed for…"), or when it is a present-tense plural
   question not anchored to one work ("Which models use RoPE?", but "What techniques are used in
   FlashAttention?" and "What methods does FlashAttention use?" ask about one paper's content).
@@ -38,9 +40,11 @@ Decided from how English asks these things, never from any evaluation question:
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
   "how do A and B differ / compare", "how does A differ from / compare to B", "in what ways do A
   and B differ", "what distinguishes A from B", "(the) difference(s) / similarities between A and
-  B", "what do A and B have in common", "A vs. B", "which is better, A or B" — with two or more
+  B", "what do A and B have in common", "A vs. B", "which is better, A or B" (or "…: A or B"), "is A or B better", "the trade-offs
+  between A and B", "the pros and cons of A versus B" — with two or more
   names (``assistant.grounding.names``). "X compared to Y" inside another question is a fact
-  about one paper and is not a comparison frame.
+  about one paper and is not a comparison frame, nor is one placed in one work ("compare A and B in
+  the X paper": that paper's report).
 - **overview**: "what is known (here) about X", "what has been tried / done / proposed for X",
   "what have researchers tried for X", "(give me an) overview / summary / survey of X",
   "summarise / survey the work on X", "what do the papers (here) say about X", "how has X been
@@ -54,7 +58,15 @@ Decided from how English asks these things, never from any evaluation question:
   X"; never "the authors", one paper's); the current thinking / understanding / consensus on X;
   the content nouns of a body of work with a key adjective or placed in the papers ("the key
   findings on X", "the main ideas in the papers on X", not "the findings *of* a work"); "what
-  progress has been made on X".
+  progress has been made on X"; "what do we know about X" ("we": the field as knower), "where does
+  the field / research stand on X", "bring me up to speed on / catch me up on X", a digest noun alone
+  ("overview of X", "recent progress in X", "a primer on / introduction to X", "the latest on X"),
+  "what does the research / evidence say about X", the progressive "how is the field tackling X", the
+  imperative "explain / describe the main approaches to X", a field's own nouns ("the open problems /
+  challenges / trends in X"), and "what" with a methods noun for a purpose ("what approaches exist
+  for X", "what techniques have been developed for X"): the range of ways, not a pick of members.
+  An embedded question about a named work ("what is known about how FlashAttention saves memory")
+  is that work's fact.
 
 A list's topic is the predicate without its frame: the auxiliaries, and a verb of what a text does
 with its subject (the reporting verbs of academic writing, "use / include / cover / address X", or
@@ -74,124 +86,60 @@ from dataclasses import dataclass, field
 from assistant.grounding import names
 from assistant.shape_frames import (
     _ADVERB,
+    _ANCHOR_PREPS,
+    _ANYONE,
+    _AUX_AFTER_HEAD,
     _AUXES_RE,
-    _COLL,
+    _BARE,
+    _CLAIM,
     _COMPARE,
     _CONTENT,
+    _COORD,
     _COORD_VERB,
+    _DO_ANY,
+    _EVERY,
+    _EXISTENTIAL,
+    _EXISTS,
     _FRAME_VERBS,
+    _HAVE,
     _HOW_HAS,
     _HOW_TACKLED,
+    _IMPERATIVE,
+    _IN_ONE_WORK,
+    _LEAD,
+    _LOCATIVE,
     _METHODS,
     _NAMED_AS,
     _NEXT_CLAUSE,
+    _OBJECT,
+    _OF_THESE,
+    _ONE_WORK,
+    _ORIGIN,
     _OVERVIEW,
     _OWN_PARTICLE,
     _PARTICLE,
+    _PAST,
     _POLITE,
     _PREDICATE,
     _PREPS,
     _PROPERTY,
     _PROPERTY_OF,
+    _REQUEST,
+    _SINGULAR_VERB,
+    _SUPERLATIVE,
     _TAIL,
-    _WORKS,
+    _WAYS,
+    _WH_LIST,
+    _WH_MASS,
+    _WH_METHODS,
+    _WHAT_ABOUT,
+    _WHAT_THERE,
+    _WHO_HAS,
+    _WORKS_VERB,
 )
 
 FACT, LIST, COMPARE, OVERVIEW = "fact", "list", "compare", "overview"
 SHAPES = (FACT, LIST, COMPARE, OVERVIEW)
-
-# Plural nouns for works and methods (``_WORKS``, ``_METHODS``), for a collection (``_COLL``), and the
-# comparison and overview frames: assistant.shape_frames. A mass noun for a body of writing:
-_MASS = r"(?:work|research|literature|anything|something)"
-_NUMBER = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|some|all|\d+)"
-# A few modifiers between the determiner and the head noun; a singular noun for a work or a method,
-# or for a kind ("what type of models"), is itself the head ("Which technique allows diffusion
-# models…", "What method can pre-trained models use…"): one thing asked for, a fact.
-_SINGULAR = (r"(?:paper|abstract|work|study|article|method|approach|model|technique|framework|architecture|algorithm|"
-             r"system|strategy|solution|type|kind|sort|form|class|one)")
-# A preposition or an auxiliary is no modifier ("What about diffusion models?" has no head noun).
-_NOT_MOD = r"(?:about|on|of|in|for|with|to|by|from|among|is|are|was|were|do|does|did|has|have|had|can|could|would|should)"
-_MOD = rf"(?:(?!(?:{_SINGULAR}|{_NOT_MOD})\b)[\w-]+\s+){{0,3}}?"
-# Discourse openers English puts before a question ("so", "and", "then", "okay", "now").
-_LEAD = r"^\s*(?:so\s+|and\s+|then\s+|ok(?:ay)?,?\s+|now,?\s+)?"
-# Anaphora pointing back at a list just shown: demonstratives, "them", "the above / listed / previous".
-_THESE = rf"(?:these|those|them|the\s+(?:above|listed|previous)(?:\s+(?:{_WORKS}|{_METHODS}))?|the\s+\w+\s+(?:listed|above)|the\s+(?:{_WORKS}|{_METHODS})\s+(?:listed|above))"
-# Where a question places its works in the collection: English locatives for a collection - the deictic
-# "here", a preposition (in / of / across / among) before a collection noun or a demonstrative, and the
-# possessive relatives "(that) you have", "the collection has / holds / contains".
-_LOCATIVE = re.compile(
-    rf"\s*\b(?:(?:in\s+)?here|in\s+(?:the|this|my|your|our)\s+{_COLL}|of\s+the\s+{_COLL}|across\s+(?:the|this|my)\s+{_COLL}"
-    rf"|among\s+(?:(?:these|those)(?:\s+{_WORKS})?|them|the\s+{_WORKS})|in\s+(?:these|the)\s+(?:{_WORKS}|literature)"
-    rf"|you\s+have|that\s+you\s+have|the\s+{_COLL}\s+(?:has|holds|contains))\b", re.I)
-
-_WH_LIST = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?)?(?:{_NUMBER}\s+)?"
-                      rf"(?:(?:of|among)\s+(?:the|these|those)\s+)?{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
-_WH_METHODS = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s+(?:(?P<the>the\s+)|some\s+|any\s+)?)?(?:{_NUMBER}\s+)?"
-                         rf"{_MOD}{_METHODS}\b(?P<rest>.*)$", re.I)
-_IMPERATIVE = re.compile(rf"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name|find|show(?:\s+me)?|give\s+me|enumerate|"
-                         rf"point\s+me\s+to|recommend|suggest|pull\s+up|search\s+for|look\s+for|get\s+me)\s+(?:me\s+)?"
-                         rf"(?:(?:all|the|any|every|each|some)\s+)*(?:{_NUMBER}\s+)?{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
-# A first-person statement of a need instead of a question ("I'm looking for papers on X", "I need
-# work on X", "I'd like articles about X"): English's ways of stating a search (be + looking/searching
-# for, be after / interested in, need / want / would like), then the works asked for.
-_REQUEST = re.compile(rf"^\s*(?:i(?:'m|\s+am)\s+(?:(?:looking|searching)\s+for|after|interested\s+in|trying\s+to\s+find)|i\s+(?:need|want)|i'd\s+like|looking\s+for|searching\s+for)\s+"
-                      rf"(?:(?:all|the|any|some)\s+)*{_MOD}(?:{_WORKS}|{_MASS})\b(?P<rest>.*)$", re.I)
-# English's auxiliaries that open a yes/no question (do-support, perfect have, copula be).
-_AUX = r"(?:do|does|did|has|have|had|is|are|was|were)"
-# "Are there any papers on X?", "Has there been work on X?": the existential there (present, perfect)
-# asks whether works of a kind exist; its noun is a plural work / method noun or a mass noun for writing.
-_EXISTENTIAL = re.compile(rf"^\s*(?:(?:are|is)\s+there|(?:has|have)\s+there\s+been)\s+(?:any\s+|other\s+|more\s+|some\s+)*{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
-# "Do any papers here use X?", "Have any of the studies measured X?", "Is any research on X?": a yes/no
-# question whose subject is "any / some (of the)" + a work noun asks which works do it (singular work
-# nouns too: "any paper", "any study", as English writes "any" with either number).
-_DO_ANY = re.compile(rf"^\s*{_AUX}\s+(?:any|some)\s+(?:of\s+the\s+)?{_MOD}(?:{_WORKS}|paper|abstract|study|work|article|research|literature)\b(?P<rest>.*)$", re.I)
-# "Has anyone worked on X?", "Has anything been published on X?", "Is anybody here studying X?": an
-# indefinite pronoun asks whether any work exists; with a that-clause after a verb ("Has anyone shown that
-# X…") it asks whether a claim is established, one finding's fact (``_list``).
-_ANYONE = re.compile(rf"^\s*{_AUX}\s+(?:anyone|anybody|someone|somebody|anything|something)\b(?P<rest>.*)$", re.I)
-# After _ANYONE: a verb (with an optional "ever / already / here") followed by "that" introduces a
-# content clause ("shown that", "found that", "proved that"): the claim's fact, not a list.
-_CLAIM = re.compile(r"^\s*(?:(?:ever|already|here)\s+)?[\w-]+\s+that\b", re.I)
-# "What work is there on X?", "What research has been done on X?", "What literature exists on X?": a mass
-# noun for writing as the head of an interrogative determiner, then what exists (an existential, "exist",
-# "available", the present perfect passive of doing or writing, what the collection has).
-_WH_MASS = re.compile(rf"{_LEAD}(?:what|which)\s+(?:(?:kinds?|sorts?|types?)\s+of\s+)?{_MOD}(?:work|research|literature)\s+"
-                      rf"(?:(?:is|are)\s+there|exists?|is\s+available|(?:has|have)\s+been\s+(?:done|carried\s+out|undertaken|\w+ed|written)"
-                      rf"|(?:do|does)\s+(?:you|(?:the|this|my)\s+{_COLL})\s+(?:have|hold|contain)|(?:is|are)(?=\s+(?:in\s+)?here\b))\b(?P<rest>.*)$", re.I)
-_HAVE = re.compile(rf"^\s*(?:what\s+)?(?:do(?:es)?\s+)?(?:you|the\s+{_COLL}|this\s+{_COLL}|my\s+{_COLL})\s+(?:have|hold|contain|include)\s+"
-                   rf"(?:(?:any|some)\s+)?(?:{_MOD}{_WORKS}|{_MASS})?\b(?P<rest>.*)$", re.I)
-_WHAT_THERE = re.compile(r"^\s*what(?:'s|\s+is)\s+there\s+(?P<rest>.*)$", re.I)
-_BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})(?:\s+(?:in\s+)?here|\s+in\s+(?:the|this|my|your|our)\s+{_COLL})?\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)
-_OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+{_THESE}(?:\s+(?:{_WORKS}|{_METHODS}))?"
-                       rf"|(?:do|does|did|are|is|were|was)\s+(?:any|some|all|none|either|both)\s+of\s+{_THESE}"
-                       rf"|(?:of|among)\s+{_THESE},?\s+(?:which|what|how\s+many)(?:\s+ones?|\s+{_WORKS})?"
-                       rf"|which\s+ones?|which\s+(?:these|those)\s+(?:{_WORKS}|{_METHODS})?"
-                       rf"|(?:any|some|all|none|each|either|both)\s+of\s+{_THESE}"
-                       rf"|(?:(?:show|list|give|keep|tell)\s+(?:me\s+|us\s+)?|what\s+about\s+)?(?:only\s+|just\s+)?(?:the\s+ones?|those)(?=\s+(?:that|which|who|with|where|using|in|on|about)\b))"
-                       rf"\b(?P<rest>.*)$", re.I)
-_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$", re.I)
-_COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
-# "works" is a plural noun (papers) or a verb; before a degree adverb (a closed class) it is the verb
-# ("which works best"): English's -s marks both. Seen on a tuning follow-up (paraphrase_written).
-_WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?which\s+works\s+(?:best|better|well|worst|most|least)\b", re.I)
-# A superlative picks one: "Which of them scales to the largest…" asks for one paper.
-_SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
-# A modal before the subject inverts as do-support does ("Which algorithms can DPT learn faster than?").
-_AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had|can|could|will|would|should|may|might|must)\s+(?P<subject>.*)$", re.I)
-# "Which of the papers ... reports X?": in a partitive the verb's number says how many are asked for; a
-# third-person singular (a singular auxiliary, or a reporting verb's -s form) picks one work, as "which paper".
-_SINGULAR_VERB = re.compile(r"^(?:is|was|has|does)$", re.I)
-# Verbs of origination: a named thing is introduced once, so "the work that introduced GPO" is one work.
-_ORIGIN = re.compile(r"^\s*(?:that|which)\s+(?:first\s+)?(?:introduc|propos|present|coin|invent|defin)(?:e[sd]?|ed)\s+(?:the\s+)?(?P<obj>.+)$", re.I)
-# What exists, and the present perfect: the state of a field ("what methods exist / have been proposed").
-_EXISTS = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:(?:are|is)\s+there|exist|are\s+available|(?:have|has)\s+been\b|(?:have|has)\s+\w+ed\b)", re.I)
-_PAST = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:were|was|did|had|\w+ed)\b", re.I)
-# One work's content: a name or a definite singular work after a preposition ("used in FlashAttention").
-# A definite singular work noun after modifiers ("the LION paper", "this ViT study") is one work too.
-_ONE_WORK = re.compile(r"\b(?:the|this|that|its|their)\s+(?:paper|study|work|article|abstract|authors?|proposed|method|model|approach|framework)\b"
-                       r"|\b(?:the|this|that)\s+(?:[\w-]+\s+){1,3}?(?:paper|study|article|abstract|preprint)\b(?!-)|\b(?:it|its)\b", re.I)
-_ANCHOR_PREPS = re.compile(r"\b(?:in|by|of|from|within|against|than|with|behind|underlying|into)\s+(?:the\s+)?$", re.I)
-
 
 
 @dataclass
@@ -288,14 +236,22 @@ def _contact_subject(rest: str) -> bool:
 
 def _singular_partitive(q: str, rest: str) -> bool:
     """"Which of the (two) papers ... is / reports X?": a partitive whose verb is singular (``_SINGULAR_VERB``,
-    or the -s form of a reporting verb, ``_FRAME_VERBS``), the verb right after the head or its prepositional phrase."""
+    or the -s form of a reporting verb, ``_FRAME_VERBS``), the verb right after the head or its prepositional
+    phrase; past that phrase, any -s word with a determiner or an object pronoun right after it ("... replaces
+    it with X"): English puts no determiner straight after a plural noun, so the word is a verb, singular."""
     if not re.match(rf"{_LEAD}(?:which|what)\s+of\s+(?:the|these|those)\b", q, re.I):
         return False
     words = _ADVERB.sub("", rest.strip()).split()
+
+    def singular(i: int, w: str) -> bool:
+        frame = w in _FRAME_VERBS and w.endswith("s") and not w.endswith("ss")
+        with_object = i > 0 and bool(re.fullmatch(r"[a-z]+[^su]s", w)) and bool(_OBJECT.fullmatch(" ".join(words[i + 1:i + 2])))
+        return bool(_SINGULAR_VERB.match(w)) or frame or with_object
+
     if words and _PARTICLE.match(words[0]):  # past the head's prepositional phrase: the first verb-like word
-        words = [w for w in words if _SINGULAR_VERB.match(w) or (w in _FRAME_VERBS and w.endswith("s"))][:1]
-    return bool(words) and (bool(_SINGULAR_VERB.match(words[0])) or (words[0] in _FRAME_VERBS and words[0].endswith("s")
-                                                                      and not words[0].endswith("ss")))
+        verbs = [(i, w) for i, w in enumerate(words) if _SINGULAR_VERB.match(w) or (w in _FRAME_VERBS and w.endswith("s")) or singular(i, w)]
+        return bool(verbs) and singular(*verbs[0])
+    return bool(words) and singular(0, words[0])
 
 
 def _originated(rest: str) -> bool:
@@ -307,7 +263,10 @@ def _originated(rest: str) -> bool:
 
 def _property_of_name(topic: str) -> bool:
     """The topic is a property of one named work ("the speed of FlashAttention…", "Mamba's
-    accuracy"): what is known about it is that work's fact, not a topic of the collection."""
+    accuracy"), or an embedded question whose subject is a name ("how FlashAttention saves memory": that
+    work's own behaviour): what is known about it is that work's fact, not a topic of the collection."""
+    if (m := re.match(r"^(?:how|why|whether|when|where|what)\s+(?P<subject>.+)$", topic, re.I)) and _starts_with_name(m.group("subject")):
+        return True
     if (m := _PROPERTY_OF.match(topic)) and (found := names("The " + m.group("owner"))):
         return m.group("owner").startswith(found[0])
     possessive = re.match(r"^(?P<owner>\S+)'s\s", topic)
@@ -333,7 +292,7 @@ def _methods_list(question: str, rest: str, finite: bool = True) -> bool:
     if _named_subject(rest) or re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):
         return bool(_LOCATIVE.search(question)) and not _named_subject(rest)
     if _LOCATIVE.search(question) or _EXISTS.match(rest):
-        return True
+        return not _ONE_WORK.search(rest)  # "What methods have been used in this paper…": that work's own
     return not (finite and _PAST.match(rest)) and not _one_work(rest)
 
 
@@ -362,7 +321,9 @@ def _list(q: str, previous_was_list: bool) -> Shape | None:
             return None
         if m and (not re.fullmatch(_METHODS, m.group("noun"), re.I) or _methods_list(q, m.group("rest"), finite=False)):
             return _listed(m.group("rest"))
-    for pattern in (_REQUEST, _DO_ANY, _HAVE, _WHAT_THERE, _BARE):
+    if (m := _WHO_HAS.match(q)) and not _CLAIM.match(m.group("rest")) and not _originated("that " + m.group("rest")):
+        return _listed(m.group("rest"))
+    for pattern in (_REQUEST, _EVERY, _DO_ANY, _HAVE, _WHAT_THERE, _BARE):
         m = pattern.match(q)
         if m and (pattern not in (_HAVE, _WHAT_THERE) or re.match(r"\s*(?:on|about|regarding|concerning|related)\b", m.group("rest"), re.I)):
             return _listed(m.group("rest"))
@@ -377,6 +338,8 @@ def _compare(q: str) -> Shape | None:
         if m:
             # "The" keeps a first word from reading as a sentence opener; "vs." is no full stop
             found = names("The " + re.sub(r"\b(vs|versus)\.", r"\1", m.group("rest")))
+            if len(found) >= 2 and _IN_ONE_WORK.search(m.group("rest")):
+                return None  # compared inside one work: its report
             if len(found) >= 2:
                 return Shape(COMPARE, _clean(m.group("rest")), names=found)
     return None
@@ -398,5 +361,7 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q):
         topic = _TAIL.sub("", _unplaced(m.group("rest")))
         return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)
+    if (m := _WAYS.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("topic") or m.group("rest")))):
+        return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)  # the ways of meeting a problem
     shape = _list(q, previous_was_list) or _compare(q) or Shape(FACT)
     return shape if shape.kind in (FACT, COMPARE) or shape.topic else Shape(FACT)  # a list of nothing named is no list

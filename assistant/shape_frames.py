@@ -21,9 +21,14 @@ _COMPARE = [
     re.compile(r"^\s*(?:please\s+|can\s+you\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
     re.compile(r"^\s*(?:how|in\s+what\s+(?:ways?|respects?|sense))\s+(?:do|does|did|is|are)\b(?P<rest>.*?\b(?:differ|different|compare|contrast|stack\s+up)\b.*)$", re.I),
     re.compile(r"^\s*what\s+(?:distinguishes|separates|sets)\b(?P<rest>.*)$", re.I),
-    re.compile(r"\b(?:differences?|similarit(?:y|ies)|contrast|distinction)\s+between\b(?P<rest>.*)$", re.I),
+    re.compile(r"\b(?:differences?|similarit(?:y|ies)|contrast|distinction|trade-?offs?)\s+between\b(?P<rest>.*)$", re.I),
+    # nouns of weighing two things against each other: "the pros and cons of A versus B", "the relative merits of A and B"
+    re.compile(r"\b(?:pros\s+and\s+cons|strengths\s+and\s+weaknesses|relative\s+(?:merits|strengths))\s+of\b(?P<rest>.*)$", re.I),
     re.compile(r"^\s*what\s+do\b(?P<rest>.*)\bhave\s+in\s+common\b.*$", re.I),
-    re.compile(r"^\s*which\s+(?:one\s+)?(?:is|performs|works|scales|does)\b[^,]*,\s*(?P<rest>.+\bor\b.+)$", re.I),
+    # the alternatives set off from the question by any punctuation: "which is better, A or B" / "…: A or B"
+    re.compile(r"^\s*which\s+(?:one\s+)?(?:is|performs|works|scales|does)\b[^,:;]*[,:;]\s*(?P<rest>.+\bor\b.+)$", re.I),
+    # a disjunctive yes/no question with an evaluative comparative: "Is A or B better for X?"
+    re.compile(r"^\s*(?:is|are|was|would)\s+(?P<rest>\S.*?\bor\b.+?)\s+(?:better|worse|preferable|superior)\b.*$", re.I),
     re.compile(r"(?P<rest>.*\S\s+(?:vs\.?|versus)\s+\S.*)$", re.I),
 ]
 _PROPERTY_OF = re.compile(r"^the\s+(?:[\w-]+\s+){1,2}?of\s+(?:the\s+)?(?P<owner>.+)$", re.I)
@@ -38,41 +43,59 @@ _KNOWN = r"(?:known|learned|learnt|found|reported|shown|said|written|published|u
 _DONE = r"(?:tried|done|proposed|studied|explored|attempted|suggested|developed|achieved|investigated|published|written)"
 _SAY = r"(?:say|report|show|find|conclude|tell(?:\s+us)?|suggest|claim|write)"
 _DET = r"(?:(?:the|these|those|this|my|your|our)\s+)"
-_WHO = rf"(?:{_WORKS}|researchers|people|authors|the\s+field|the\s+community|the\s+literature|the\s+{_COLL}|{_DET}?(?:{_COLL}|literature|field))"
+# (the) research / work / evidence: the mass nouns for a body of work speak for it as "the literature" does
+_WHO = rf"(?:{_WORKS}|researchers|people|authors|(?:the\s+)?(?:research|work|evidence)|the\s+field|the\s+community|the\s+literature|the\s+{_COLL}|{_DET}?(?:{_COLL}|literature|field))"
 # who tackles a problem: the field or a body of works, never "the authors" (one paper's)
 _FIELD = rf"(?:{_DET}?{_WORKS}|researchers|people|the\s+field|the\s+community|the\s+literature|{_DET}{_COLL})"
 _HERE = rf"(?:\s+(?:here|in\s+(?:the|this|my|your)\s+{_COLL}))?"
 _ON = r"(?:about|on|regarding|concerning|of|for|to|in|towards|with)"
 _BODY_NOUN = r"(?:work|research|papers|abstracts|literature|findings|results|state\s+of\s+the\s+art)"
-_BODY = (rf"(?:\s+(?:(?:the|these)\s+)?{_BODY_NOUN}{_HERE}\s+(?:on|about|in|of|for|regarding|with)"
+_BODY = (rf"(?:\s+(?:(?:the|these)\s+)?{_BODY_NOUN}{_HERE}\s+(?:on|about|in|into|of|for|regarding|with)"
          rf"|\s+what(?:'s|\s+has|\s+have|\s+is)\s+(?:been\s+)?(?:{_DONE}|{_KNOWN}|out\s+there)\s+(?:on|about|in|of|for|regarding|with))?")
+# a digest also as a first account of a subject ("a primer on", "an introduction to"), as the body's
+# advance ("progress in", "advances on"), and as the newest of it ("the latest on": a superlative used as a noun)
 _DIGEST = (r"(?:overview|summary|survey|review|rundown|synthesis|gist|outline|recap|digest|round-?up|picture|landscape"
+           r"|primer|introduction|progress|advances|developments|latest"
            r"|state\s+of\s+(?:the\s+art|research|the\s+field|work|things|play|knowledge))")
 _ASK = (r"(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:give|provide|write|get|show)\s+(?:me\s+|us\s+)?|i(?:'d|\s+would)\s+like\s+|"
         r"i\s+(?:want|need)\s+|can\s+i\s+(?:get|have)\s+|help\s+me\s+understand\s+|what(?:'s|\s+is)\s+|tell\s+me\s+|describe\s+)")
-_ADJ = r"(?:(?:brief|short|quick|high-level|general|broad|rough|current|overall|big|research|literature)\s+)"
+_ADJ = r"(?:(?:brief|short|quick|high-level|general|broad|rough|current|overall|big|research|literature|recent|gentle)\s+)"
 _CONTENT = r"(?:ideas|findings|results|themes|takeaways|trends|insights|lessons|conclusions|challenges|directions|contributions|open\s+(?:problems|questions))"
-_KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent)"
-_SUMMARISE = (r"(?:summari[sz]e|sum\s+up|survey|review|overview|outline|synthesi[sz]e|recap|walk\s+(?:me|us)\s+through|"
+_KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent|current|outstanding|remaining)"
+# Nouns for what a field (not one work) has: a work has findings and contributions, a field has open
+# problems, challenges, trends and directions; with them no key adjective is needed ("the open problems in X").
+_FIELD_CONTENT = r"(?:open\s+(?:problems|questions|issues)|challenges|trends|(?:future\s+|research\s+)?directions|debates)"
+# The verbs of briefing someone on a subject ("bring / get me up to speed on", "catch me up on").
+_BRIEF = r"(?:(?:bring|get)\s+(?:me|us)\s+up\s+to\s+speed|catch\s+(?:me|us)\s+up|update\s+(?:me|us))\s+(?:on|with|about)"
+_SUMMARISE = (r"(?:summari[sz]e|explain|describe|discuss|sum\s+up|survey|review|overview|outline|synthesi[sz]e|recap|walk\s+(?:me|us)\s+through|"
               r"take\s+(?:me|us)\s+through|run\s+(?:me|us)\s+through|brief\s+(?:me|us)\s+on|fill\s+(?:me|us)\s+in\s+on)")
 _OVERVIEW = re.compile(
     rf"^\s*(?:(?:please\s+|can\s+you\s+)?(?:summari[sz]e|sum\s+up)\s+)?(?:what\s+(?:is|has\s+been|was)\s+{_KNOWN}(?:\s+so\s+far)?{_HERE}\s+(?:about|on|regarding|concerning|of)"
     rf"|what\s+(?:has|have)\s+been\s+{_DONE}(?:\s+so\s+far)?\s+{_ON}"
     rf"|what\s+(?:progress|advances|headway|developments)\s+(?:has|have)\s+been\s+made\s+(?:on|in|with|towards|for)"
-    rf"|what\s+(?:has|have)\s+{_DET}?{_WHO}{_HERE}\s+(?:{_DONE}|found|shown|said|reported)\s+{_ON}"
+    rf"|what\s+(?:has|have)\s+{_DET}?{_WHO}{_HERE}\s+(?:{_DONE}|found|shown|said|reported|concluded|established|learned|learnt|argued)\s+{_ON}"
+    # "we" as the field's collective knower: "what do we know about X" is "what is known about X"
+    rf"|what\s+do\s+we\s+(?:(?:currently|now|already|really|actually)\s+)?(?:know|understand)(?:\s+so\s+far)?\s+(?:about|on|regarding|of)"
+    # a field's (or research's) position as a place: "where does the field stand on X", "where do things stand with X"
+    rf"|where\s+(?:does|do|is|are)\s+(?:the\s+field|(?:the\s+)?research|the\s+literature|the\s+community|things|we|work)"
+    rf"\s+(?:currently\s+|now\s+)?stand\s+(?:on|with|in|regarding)"
+    rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_BRIEF}{_BODY}"
     rf"|(?:tell\s+me\s+|i'd\s+like\s+to\s+know\s+)?what\s+(?:do(?:es)?\s+)?{_DET}?{_WHO}{_HERE}\s+(?:{_SAY}|says|reports|shows|finds|tells\s+us|suggests|claims)\s+(?:about|on|regarding|concerning)"
-    rf"|{_ASK}?(?:an?\s+|the\s+)?{_ADJ}*{_DIGEST}\s+(?:of|on|for|about|in|regarding){_BODY}"
+    rf"|{_ASK}?(?:an?\s+|the\s+)?{_ADJ}*{_DIGEST}\s+(?:of|on|for|about|in|regarding|to|into){_BODY}"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_SUMMARISE}\s+(?:the\s+)?{_BODY_NOUN}\s+(?:on|about|in|of|for|regarding)"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:brief|fill)\s+(?:me|us)\s+(?:in\s+)?on"
     rf"|tell\s+me\s+about\s+(?:the\s+)?(?:work|research|papers|literature)\s+(?:on|about|in)"
     rf"|what(?:'s|\s+is)\s+the\s+(?:current\s+|general\s+|prevailing\s+)?(?:thinking|understanding|consensus|view)\s+(?:on|of|about|regarding|around)"
-    rf"|what\s+are\s+(?:the\s+)?{_KEY}\s+(?:{_METHODS}|{_CONTENT})\s+(?:to|for|in|on|towards|about|regarding|across){_BODY}"
+    rf"|(?:what\s+are|{_SUMMARISE})\s+(?:the\s+)?{_KEY}\s+(?:{_METHODS}|{_CONTENT})\s+(?:to|for|in|on|towards|about|regarding|across){_BODY}"
+    rf"|what\s+are\s+(?:the\s+)?(?:{_KEY}\s+)?{_FIELD_CONTENT}\s+(?:in|for|on|facing|around){_BODY}"
     rf"|what\s+are\s+(?:the\s+)?(?:{_KEY}\s+)?{_CONTENT}\s+(?:in|from|across)\s+(?:the\s+|these\s+)?(?:papers|abstracts|work|research|literature){_HERE}\s+(?:on|about|regarding))"
     rf"\s+(?P<rest>.+)$", re.I)
 _HOW_HAS = re.compile(r"^\s*how\s+(?:has|have)\s+(?P<rest>.+?)\s+been\s+(?:approached|tackled|addressed|studied|handled|solved|improved)\b.*$", re.I)
 # "How have people tackled X", "How do the papers here approach X": the field's ways with a problem.
-_HOW_TACKLED = re.compile(rf"^\s*how\s+(?:have|has|do|does|did)\s+{_FIELD}{_HERE}\s+(?:tackled?|approach(?:ed)?|address(?:ed)?|handled?|"
-                          rf"solved?|studied|study|dealt\s+with|deal\s+with|attacked?|treated?|treat)\s+(?P<rest>.+)$", re.I)
+# The progressive too ("how is the field tackling X"): the same question about the work under way.
+_HOW_TACKLED = re.compile(rf"^\s*how\s+(?:have|has|do|does|did|is|are)\s+{_FIELD}{_HERE}\s+(?:tackled?|approach(?:ed)?|address(?:ed)?|handled?|"
+                          rf"solved?|studied|study|dealt\s+with|deal\s+with|attacked?|treated?|treat|tackling|approaching|addressing|"
+                          rf"handling|solving|studying|dealing\s+with|attacking|treating)\s+(?P<rest>.+)$", re.I)
 
 # The frame before the topic. After a works noun English puts a preposition ("papers on X") or a
 # predicate: an optional relative word and auxiliaries, then one verb ("that have studied X",
@@ -122,3 +145,119 @@ _NAMED_AS = re.compile(r"^(?:(?:a|an|the)\s+)?(?:(?!(?:a|an|the)\s)[\w-]+\s+){1,
 _POLITE = re.compile(r"[\s,;]+(?:please|pls|plz|thanks|thank\s+you)$", re.I)
 # A copula left dangling once the locative is gone ("What approaches to X are [in the collection]?") is no topic.
 _TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?you\s+have|at\s+all|are|is|were)$", re.I)
+
+# --- list-frame pieces ``assistant.shape`` applies (argued in its docstring) ---
+# After _ANYONE: a verb (with an optional "ever / already / here") followed by "that" introduces a
+# content clause ("shown that", "found that", "proved that"): the claim's fact, not a list.
+_CLAIM = re.compile(r"^\s*(?:(?:ever|already|here)\s+)?[\w-]+\s+that\b", re.I)
+_COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
+# "works" is a plural noun (papers) or a verb; before a degree adverb (a closed class) it is the verb
+# ("which works best"): English's -s marks both. Seen on a tuning follow-up (paraphrase_written).
+_WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?which\s+works\s+(?:best|better|well|worst|most|least)\b", re.I)
+# A superlative picks one: "Which of them scales to the largest…" asks for one paper.
+_SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
+# A modal before the subject inverts as do-support does ("Which algorithms can DPT learn faster than?").
+_AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had|can|could|will|would|should|may|might|must)\s+(?P<subject>.*)$", re.I)
+# "Which of the papers ... reports X?": in a partitive the verb's number says how many are asked for; a
+# third-person singular (a singular auxiliary, or a reporting verb's -s form) picks one work, as "which paper".
+_SINGULAR_VERB = re.compile(r"^(?:is|was|has|does)$", re.I)
+# A determiner or an object pronoun: what follows a transitive verb, never a plural noun, in English.
+_OBJECT = re.compile(r"(?:the|a|an|it|them|its|their)", re.I)
+# Verbs of origination: a named thing is introduced once, so "the work that introduced GPO" is one work.
+_ORIGIN = re.compile(r"^\s*(?:that|which)\s+(?:first\s+)?(?:introduc|propos|present|coin|invent|defin)(?:e[sd]?|ed)\s+(?:the\s+)?(?P<obj>.+)$", re.I)
+# What exists, and the present perfect: the state of a field ("what methods exist / have been proposed").
+_EXISTS = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:(?:are|is)\s+there|exist|are\s+available|(?:have|has)\s+been\b|(?:have|has)\s+\w+ed\b)", re.I)
+_PAST = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:were|was|did|had|\w+ed)\b", re.I)
+# One work's content: a name or a definite singular work after a preposition ("used in FlashAttention").
+# A definite singular work noun after modifiers ("the LION paper", "this ViT study") is one work too.
+_ONE_WORK = re.compile(r"\b(?:the|this|that|its|their)\s+(?:paper|study|work|article|abstract|authors?|proposed|method|model|approach|framework)\b"
+                       r"|\b(?:the|this|that)\s+(?:[\w-]+\s+){1,3}?(?:paper|study|article|abstract|preprint)\b(?!-)|\b(?:it|its)\b", re.I)
+_ANCHOR_PREPS = re.compile(r"\b(?:in|by|of|from|within|against|than|with|behind|underlying|into)\s+(?:the\s+)?$", re.I)
+_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$", re.I)
+_WHAT_THERE = re.compile(r"^\s*what(?:'s|\s+is)\s+there\s+(?P<rest>.*)$", re.I)
+# "every / each" quantifies over the members of a set with a singular noun ("give me every paper that
+# reports X"): all the works, a list, as the plural "all the papers" is.
+_EVERY = re.compile(r"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name|find|show(?:\s+me)?|give\s+me|get\s+me|pull\s+up|point\s+me\s+to)\s+"
+                    r"(?:every|each)\s+(?:single\s+)?(?:[\w-]+\s+){0,2}?(?:paper|abstract|study|article|work|publication|preprint)\b(?P<rest>.*)$", re.I)
+# "Who has worked on X?", "Who has looked at X?": the wh-pronoun for agents with the present perfect, the
+# tense of a field's state, asks which works (by their authors) have done it; the simple past ("Who
+# introduced X?") asks for one event's agent, a fact, as does a perfect of origination with a named
+# object ("Who has proposed LoRA?": a named thing is introduced once) or a that-clause ("Who has shown that…").
+_WHO_HAS = re.compile(r"^\s*who\s+(?:has|have)\s+(?:(?:ever|already|also|previously)\s+)?(?P<rest>(?:\w+ed|done|written|been\s+\w+ing)\b.*)$", re.I)
+# "What approaches exist for X?", "What techniques have been developed for X?", "What approaches to X are in
+# the collection?": "what" (not the selective "which", which picks members of a set) with a methods noun whose
+# complement is a purpose ("for / to X") and a verb of existence or the present perfect passive asks for the
+# range of ways a problem is met, what the digest "what are the main approaches to X" asks: an overview.
+_WAYS = re.compile(rf"^\s*(?:so\s+|and\s+)?what\s+(?:(?:kinds?|sorts?|types?)\s+of\s+)?(?:(?:other|different|possible|existing|available)\s+)?{_METHODS}\s+"
+                   rf"(?:(?:to|for|towards)\s+(?P<topic>.+?)\s+(?:exist|are\s+there|are\s+available|are\s+(?:in\s+)?here|are\s+in\s+(?:the|this|my|your)\s+{_COLL}"
+                   rf"|(?:have|has)\s+been\s+(?:\w+ed|put\s+forward))|(?:exist|are\s+there|are\s+available|(?:have|has)\s+been\s+(?:\w+ed|put\s+forward))"
+                   rf"\s+(?:to|for|towards)\s+(?P<rest>.+?))\W*$", re.I)
+# A comparison placed inside one work ("Compare the results on A and B in the Swin paper", "... according
+# to the X abstract"): that work's own report, a fact about it.
+_IN_ONE_WORK = re.compile(r"\b(?:in|from|according\s+to|within)\s+(?:the|this|that|its)\s+(?:[\w-]+\s+){0,3}?"
+                          r"(?:paper|study|article|abstract|preprint|survey|report)\b(?!-)", re.I)
+
+# The list frames (``assistant.shape`` argues them in its docstring). A mass noun for a body of writing:
+_MASS = r"(?:work|research|literature|anything|something)"
+_NUMBER = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|some|all|\d+)"
+# A few modifiers between the determiner and the head noun; a singular noun for a work or a method,
+# or for a kind ("what type of models"), is itself the head ("Which technique allows diffusion
+# models…", "What method can pre-trained models use…"): one thing asked for, a fact.
+_SINGULAR = (r"(?:paper|abstract|work|study|article|method|approach|model|technique|framework|architecture|algorithm|"
+             r"system|strategy|solution|type|kind|sort|form|class|one)")
+# A preposition or an auxiliary is no modifier ("What about diffusion models?" has no head noun).
+_NOT_MOD = r"(?:about|on|of|in|for|with|to|by|from|among|is|are|was|were|do|does|did|has|have|had|can|could|would|should)"
+_MOD = rf"(?:(?!(?:{_SINGULAR}|{_NOT_MOD})\b)[\w-]+\s+){{0,3}}?"
+# Discourse openers English puts before a question ("so", "and", "then", "okay", "now").
+_LEAD = r"^\s*(?:so\s+|and\s+|then\s+|ok(?:ay)?,?\s+|now,?\s+)?"
+# Anaphora pointing back at a list just shown: demonstratives, "them", "the above / listed / previous".
+_THESE = rf"(?:these|those|them|the\s+(?:above|listed|previous)(?:\s+(?:{_WORKS}|{_METHODS}))?|the\s+\w+\s+(?:listed|above)|the\s+(?:{_WORKS}|{_METHODS})\s+(?:listed|above))"
+# Where a question places its works in the collection: English locatives for a collection - the deictic
+# "here", a preposition (in / of / across / among) before a collection noun or a demonstrative, and the
+# possessive relatives "(that) you have", "the collection has / holds / contains".
+_LOCATIVE = re.compile(
+    rf"\s*\b(?:(?:in\s+)?here|in\s+(?:the|this|my|your|our)\s+{_COLL}|of\s+the\s+{_COLL}|across\s+(?:the|this|my)\s+{_COLL}"
+    rf"|among\s+(?:(?:these|those)(?:\s+{_WORKS})?|them|the\s+{_WORKS})|in\s+(?:these|the)\s+(?:{_WORKS}|literature)"
+    rf"|you\s+have|that\s+you\s+have|the\s+{_COLL}\s+(?:has|holds|contains))\b", re.I)
+
+_WH_LIST = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?)?(?:{_NUMBER}\s+)?"
+                      rf"(?:(?:of|among)\s+(?:the|these|those)\s+)?{_MOD}{_WORKS}\b(?P<rest>.*)$", re.I)
+_WH_METHODS = re.compile(rf"{_LEAD}(?:which|what|how\s+many)\s+(?:(?:are|were)\s+(?:(?P<the>the\s+)|some\s+|any\s+)?)?(?:{_NUMBER}\s+)?"
+                         rf"{_MOD}{_METHODS}\b(?P<rest>.*)$", re.I)
+_IMPERATIVE = re.compile(rf"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name|find|show(?:\s+me)?|give\s+me|enumerate|"
+                         rf"point\s+me\s+to|recommend|suggest|pull\s+up|search\s+for|look\s+for|get\s+me)\s+(?:me\s+)?"
+                         rf"(?:(?:all|the|any|every|each|some)\s+)*(?:{_NUMBER}\s+)?{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
+# A first-person statement of a need instead of a question ("I'm looking for papers on X", "I need
+# work on X", "I'd like articles about X"): English's ways of stating a search (be + looking/searching
+# for, be after / interested in, need / want / would like), then the works asked for.
+_REQUEST = re.compile(rf"^\s*(?:i(?:'m|\s+am)\s+(?:(?:looking|searching)\s+for|after|interested\s+in|trying\s+to\s+find)|i\s+(?:need|want)|i'd\s+like|looking\s+for|searching\s+for)\s+"
+                      rf"(?:(?:all|the|any|some)\s+)*{_MOD}(?:{_WORKS}|{_MASS})\b(?P<rest>.*)$", re.I)
+# English's auxiliaries that open a yes/no question (do-support, perfect have, copula be).
+_AUX = r"(?:do|does|did|has|have|had|is|are|was|were)"
+# "Are there any papers on X?", "Has there been work on X?": the existential there (present, perfect)
+# asks whether works of a kind exist; its noun is a plural work / method noun or a mass noun for writing.
+_EXISTENTIAL = re.compile(rf"^\s*(?:(?:are|is)\s+there|(?:has|have)\s+there\s+been)\s+(?:any\s+|other\s+|more\s+|some\s+)*{_MOD}(?P<noun>{_WORKS}|{_METHODS}|{_MASS})\b(?P<rest>.*)$", re.I)
+# "Do any papers here use X?", "Have any of the studies measured X?", "Is any research on X?": a yes/no
+# question whose subject is "any / some (of the)" + a work noun asks which works do it (singular work
+# nouns too: "any paper", "any study", as English writes "any" with either number).
+_DO_ANY = re.compile(rf"^\s*{_AUX}\s+(?:any|some)\s+(?:of\s+the\s+)?{_MOD}(?:{_WORKS}|paper|abstract|study|work|article|research|literature)\b(?P<rest>.*)$", re.I)
+# "Has anyone worked on X?", "Has anything been published on X?", "Is anybody here studying X?": an
+# indefinite pronoun asks whether any work exists; with a that-clause after a verb ("Has anyone shown that
+# X…") it asks whether a claim is established, one finding's fact (``_list``).
+_ANYONE = re.compile(rf"^\s*{_AUX}\s+(?:anyone|anybody|someone|somebody|anything|something)\b(?P<rest>.*)$", re.I)
+# "What work is there on X?", "What research has been done on X?", "What literature exists on X?": a mass
+# noun for writing as the head of an interrogative determiner, then what exists (an existential, "exist",
+# "available", the present perfect passive of doing or writing, what the collection has).
+_WH_MASS = re.compile(rf"{_LEAD}(?:what|which)\s+(?:(?:kinds?|sorts?|types?)\s+of\s+)?{_MOD}(?:work|research|literature)\s+"
+                      rf"(?:(?:is|are)\s+there|exists?|is\s+available|(?:has|have)\s+been\s+(?:done|carried\s+out|undertaken|\w+ed|written)"
+                      rf"|(?:do|does)\s+(?:you|(?:the|this|my)\s+{_COLL})\s+(?:have|hold|contain)|(?:is|are)(?=\s+(?:in\s+)?here\b))\b(?P<rest>.*)$", re.I)
+_HAVE = re.compile(rf"^\s*(?:what\s+)?(?:do(?:es)?\s+)?(?:you|the\s+{_COLL}|this\s+{_COLL}|my\s+{_COLL})\s+(?:have|hold|contain|include)\s+"
+                   rf"(?:(?:any|some)\s+)?(?:{_MOD}{_WORKS}|{_MASS})?\b(?P<rest>.*)$", re.I)
+_BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})(?:\s+(?:in\s+)?here|\s+in\s+(?:the|this|my|your|our)\s+{_COLL})?\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)
+_OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+{_THESE}(?:\s+(?:{_WORKS}|{_METHODS}))?"
+                       rf"|(?:do|does|did|are|is|were|was)\s+(?:any|some|all|none|either|both)\s+of\s+{_THESE}"
+                       rf"|(?:of|among)\s+{_THESE},?\s+(?:which|what|how\s+many)(?:\s+ones?|\s+{_WORKS})?"
+                       rf"|which\s+ones?|which\s+(?:these|those)\s+(?:{_WORKS}|{_METHODS})?"
+                       rf"|(?:any|some|all|none|each|either|both)\s+of\s+{_THESE}"
+                       rf"|(?:(?:show|list|give|keep|tell)\s+(?:me\s+|us\s+)?|what\s+about\s+)?(?:only\s+|just\s+)?(?:the\s+ones?|those)(?=\s+(?:that|which|who|with|where|using|in|on|about)\b))"
+                       rf"\b(?P<rest>.*)$", re.I)

@@ -80,9 +80,9 @@ def test_do_support_makes_the_works_noun_an_object() -> None:
 @pytest.mark.parametrize(("question", "topic"), [
     ("What methods in this collection reduce the memory of the KV cache?", "reduce the memory of the KV cache"),  # the verb is the topic's (#21)
     ("Which approaches here handle long documents?", "long documents"),
-    ("What techniques have been proposed for pruning attention heads?", "pruning attention heads"),
+    ("Which techniques have been proposed for pruning attention heads?", "pruning attention heads"),  # selective "which"
     ("Which models use rotary position embeddings?", "rotary position embeddings"),
-    ("What approaches exist for detecting hallucinations?", "detecting hallucinations"),
+    ("Which approaches exist for detecting hallucinations?", "detecting hallucinations"),
     ("Are there any techniques for quantizing activations?", "quantizing activations"),
     ("Is there any work on protein folding in the corpus?", "protein folding"),
     ("Do any papers here discuss federated learning?", "federated learning"),

@@ -1,0 +1,95 @@
+"""The shape frames widened in session 12 (#21; assistant/shape.py, assistant/shape_frames.py) and the
+hand-written shape set (evals/shapes_written.py). Phrasings made up for these tests, none from the set."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.shape import COMPARE, FACT, LIST, OVERVIEW, detect
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What do we know so far about prompt injection?", "prompt injection"),  # "we": the field as knower
+    ("Where does the literature stand on weight decay?", "weight decay"),  # the field's position as a place
+    ("Where do things stand with quantum machine learning?", "quantum machine learning"),
+    ("Bring us up to speed on the research on audio tokenizers.", "audio tokenizers"),  # verbs of briefing
+    ("Catch me up on neural scaling laws.", "neural scaling laws"),
+    ("A gentle introduction to variational autoencoders, please.", "variational autoencoders"),  # a noun phrase alone
+    ("Recent advances in protein language models?", "protein language models"),
+    ("What's the latest on sparse attention?", "sparse attention"),  # a superlative used as a noun
+    ("What does the evidence say about data augmentation for speech?", "data augmentation for speech"),
+    ("What has the field established about double descent?", "double descent"),
+    ("How are researchers handling distribution shift?", "distribution shift"),  # the progressive
+    ("Describe the key methods for image segmentation.", "image segmentation"),  # an imperative of summarising
+    ("What are the open questions in mechanistic interpretability?", "mechanistic interpretability"),  # a field's nouns
+    ("What kinds of approaches exist for active learning?", "active learning"),  # "what" + methods for a purpose
+    ("What strategies have been explored for reducing label noise?", "reducing label noise"),
+    ("What architectures for video generation are in the collection?", "video generation"),
+])
+def test_new_overview_frames(question: str, topic: str) -> None:
+    shape = detect(question)
+    assert shape.kind == OVERVIEW and shape.topic == topic
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Who has studied retrieval for code generation?", "retrieval for code generation"),  # who + present perfect
+    ("Give me every paper that uses LoRA.", "LoRA"),  # every + a singular work noun: all of them
+    ("Which strategies have been proposed for curriculum design?", "curriculum design"),  # selective "which" stays a list
+])
+def test_new_list_frames(question: str, topic: str) -> None:
+    shape = detect(question)
+    assert shape.kind == LIST and shape.topic == topic
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("What are the trade-offs between GPTQ and AWQ?", ["GPTQ", "AWQ"]),
+    ("Pros and cons of RoPE versus ALiBi?", ["RoPE", "ALiBi"]),
+    ("Which works better: RoPE or ALiBi?", ["RoPE", "ALiBi"]),  # the alternatives after a colon
+    ("Are ColBERT or SPLADE better for zero-shot retrieval?", ["ColBERT", "SPLADE"]),  # disjunction + comparative
+])
+def test_new_compare_frames(question: str, names: list[str]) -> None:
+    shape = detect(question)
+    assert shape.kind == COMPARE and shape.names[:2] == names
+
+
+@pytest.mark.parametrize("question", [
+    "What do we know about the memory use of Ring Attention?",  # a property of one named work
+    "What is known about how FlashAttention saves memory?",  # an embedded question about a named work
+    "Where does the BERT paper stand on pretraining objectives?",  # one work's position
+    "What is the latest model in the Qwen series?",  # "latest" modifying a noun, no digest
+    "What approaches does the T5 paper compare?",
+    "What methods have been used in this paper for evaluation?",  # present perfect, but one work
+    "What approaches exist for long inputs in the Mamba paper?",
+    "Compare the accuracy of ViT-B and ViT-L in the ViT paper.",  # a comparison inside one work
+    "Who proposed dropout?",  # simple past: one event's agent
+    "Who has proposed FlashAttention?",  # origination of a named thing
+    "Who has shown that scaling laws hold for retrieval?",  # a that-clause: one claim
+    "Give me each dataset used by CLIP.",  # not a work noun
+    "What are the trade-offs between speed and accuracy in Mamba?",  # one name: no comparison of works
+    "What are the main challenges in the Zebra paper?",
+    "Explain the key findings of the GPT-3 paper.",
+    "Where does Mamba stand on long-range benchmarks?",  # a named work's own position
+])
+def test_fact_look_alikes_stay_facts(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+def test_the_written_set_is_built_and_valid() -> None:
+    from evals.shapes_written import PATH, problems, rows
+
+    built = rows()
+    assert not problems(built)
+    on_disk = [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert on_disk == built  # the committed file is what the builder writes
+    assert {r["shape"] for r in built} == {FACT, LIST, COMPARE, OVERVIEW}
+
+
+def test_no_single_fact_of_the_written_sets_becomes_a_list_or_overview() -> None:
+    from evals.lists_metrics import shape_confusion
+    from evals.shapes_written import PATH
+
+    confusion = shape_confusion(("shape_facts_written", str(PATH)))
+    facts = [kinds for types in confusion.values() for t, kinds in types.items() if t.startswith("fact")]
+    assert facts and not [k for k in facts if k.get(LIST) or k.get(OVERVIEW)]
