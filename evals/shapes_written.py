@@ -136,10 +136,63 @@ QUESTIONS: list[tuple[str, str]] = [
     (F, "Explain the main idea of the Reformer paper."),
 ]
 
+# Written by the same hand after the frames above were widened and then left alone (not tuned on): a
+# weak hold-out (its writer knew the frames), ids SX*, types with "_fresh" ("overview_fresh", ...).
+FRESH: list[tuple[str, str]] = [
+    (OV, "What's the research consensus on whether larger batch sizes hurt generalisation?"),
+    (OV, "Can you give me the lay of the land on neural code generation?"),
+    (OV, "Tell me what's been done on speech-to-speech translation."),
+    (OV, "What are the big ideas in self-supervised vision?"),
+    (OV, "How has the research on tokenization evolved?"),
+    (OV, "Review the literature on adversarial robustness for me."),
+    (OV, "What does current research say about emergent abilities?"),
+    (OV, "An overview of the work on multilingual embeddings would help."),
+    (OV, "What methods are there for detecting machine-generated text?"),
+    (OV, "What is the field's understanding of in-context learning?"),
+    (OV, "Sum up what the papers here find about prompt compression."),
+    (OV, "Key findings on model calibration?"),
+    (L, "Which papers in the collection train on synthetic instructions?"),
+    (L, "Show me studies that benchmark long-context retrieval."),
+    (L, "Is there any work here on graph transformers?"),
+    (L, "Find me everything about quantization-aware training."),
+    (L, "Who has looked at energy use in training large models?"),
+    (L, "Name some papers that apply diffusion to text."),
+    (C, "In what respects does Llama differ from Falcon?"),
+    (C, "How do Mistral and Mixtral stack up against each other?"),
+    (C, "Which is more efficient, Performer or Linformer?"),
+    (C, "Contrast the training recipes of Chinchilla and Gopher."),
+    (C, "GPTQ versus AWQ: which quantizes better?"),
+    (C, "What do BLIP and Flamingo have in common?"),
+    (F, "What is known to limit the context length of RNNs?"),
+    (F, "What do we know about the parameter count of PaLM?"),
+    (F, "Where does the Chinchilla paper stand on data versus parameters?"),
+    (F, "What approach does LoRA take to reduce trainable parameters?"),
+    (F, "How does Mixtral differ from a dense model of the same size?"),
+    (F, "Give an overview of the method in the DINOv2 abstract."),
+    (F, "What is the state-of-the-art result reported by Swin Transformer on COCO?"),
+    (F, "Which paper first proposed the Transformer?"),
+    (F, "Summarize the findings of the Llama 2 paper."),
+    (F, "What are the open problems the RWKV authors mention?"),
+    (F, "What progress does Gemini report on MMLU?"),
+    (F, "What techniques does the DeepSpeed paper combine?"),
+    (F, "Who has the best result on SQuAD according to the BERT abstract?"),
+    (F, "What is the main approach to alignment in the InstructGPT paper?"),
+    (F, "What are the challenges that the Mamba paper addresses?"),
+    (F, "What research problem does FlashAttention address?"),
+    (F, "What strategies have been used in the AlphaGo paper?"),
+    (F, "Tell me about the architecture of Whisper."),
+    (F, "What latest results does the Qwen abstract report?"),
+    (F, "Compare Mamba's accuracy with and without the selection mechanism."),
+]
+
 
 def rows() -> list[dict[str, Any]]:
-    return [{"id": f"SW{i:03d}", "question": q, "type": TYPES[shape], "shape": shape, "split": "shapes_written",
-             "gold_anchors": [], "key_points": [], "previous": None, "made": MADE} for i, (shape, q) in enumerate(QUESTIONS, 1)]
+    def row(prefix: str, i: int, shape: str, q: str, fresh: bool) -> dict[str, Any]:
+        return {"id": f"{prefix}{i:03d}", "question": q, "type": TYPES[shape] + ("_fresh" if fresh else ""), "shape": shape,
+                "split": "shapes_written", "gold_anchors": [], "key_points": [], "previous": None, "made": MADE}
+
+    return ([row("SW", i, shape, q, False) for i, (shape, q) in enumerate(QUESTIONS, 1)]
+            + [row("SX", i, shape, q, True) for i, (shape, q) in enumerate(FRESH, 1)])
 
 
 def problems(out: list[dict[str, Any]]) -> list[str]:
