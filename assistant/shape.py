@@ -97,11 +97,13 @@ from assistant.shape_frames import (
     _COORD,
     _COORD_VERB,
     _DO_ANY,
+    _EMBED,
     _EVERY,
     _EXISTENTIAL,
     _EXISTS,
     _FRAME_VERBS,
     _HAVE,
+    _HOW_EVOLVED,
     _HOW_HAS,
     _HOW_TACKLED,
     _IMPERATIVE,
@@ -114,6 +116,7 @@ from assistant.shape_frames import (
     _OBJECT,
     _OF_THESE,
     _ONE_WORK,
+    _OPENER,
     _ORIGIN,
     _OVERVIEW,
     _OWN_PARTICLE,
@@ -337,7 +340,8 @@ def _compare(q: str) -> Shape | None:
             continue  # "How does Mamba's performance compare to that of…": a property, one paper's report
         if m:
             # "The" keeps a first word from reading as a sentence opener; "vs." is no full stop
-            found = names("The " + re.sub(r"\b(vs|versus)\.", r"\1", m.group("rest")))
+            rest = _OPENER.sub(lambda o: o.group().lower(), m.group("rest"))
+            found = names("The " + re.sub(r"\b(vs|versus)\.", r"\1", rest))
             if len(found) >= 2 and _IN_ONE_WORK.search(m.group("rest")):
                 return None  # compared inside one work: its report
             if len(found) >= 2:
@@ -351,6 +355,7 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     q = " ".join((question or "").split())
     if previous_was_list and _OF_THESE.match(q):
         return _list(q, True) or Shape(FACT)
+    q = _EMBED.sub("", q, count=1)
     if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
         # its frames are specific: "what do the papers say about" is no list
         # a property of one named work, or a topic anchored to one work ("…that the paper identifies"), is its fact
@@ -358,7 +363,7 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
         one = _property_of_name(topic) or _ONE_WORK.search(topic) or (names("The " + topic) == [topic]
                                                                       and re.search(rf"\b{_CONTENT}\s+in\s+{re.escape(topic)}\W*$", q, re.I))
         return Shape(FACT) if one else Shape(OVERVIEW, topic)
-    if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q):
+    if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q) or _HOW_EVOLVED.match(q):
         topic = _TAIL.sub("", _unplaced(m.group("rest")))
         return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)
     if (m := _WAYS.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("topic") or m.group("rest")))):

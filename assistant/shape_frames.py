@@ -44,7 +44,7 @@ _DONE = r"(?:tried|done|proposed|studied|explored|attempted|suggested|developed|
 _SAY = r"(?:say|report|show|find|conclude|tell(?:\s+us)?|suggest|claim|write)"
 _DET = r"(?:(?:the|these|those|this|my|your|our)\s+)"
 # (the) research / work / evidence: the mass nouns for a body of work speak for it as "the literature" does
-_WHO = rf"(?:{_WORKS}|researchers|people|authors|(?:the\s+)?(?:research|work|evidence)|the\s+field|the\s+community|the\s+literature|the\s+{_COLL}|{_DET}?(?:{_COLL}|literature|field))"
+_WHO = rf"(?:{_WORKS}|researchers|people|authors|(?:the\s+)?(?:(?:current|recent|existing|published|prior|available)\s+)?(?:research|work|evidence)|the\s+field|the\s+community|the\s+literature|the\s+{_COLL}|{_DET}?(?:{_COLL}|literature|field))"
 # who tackles a problem: the field or a body of works, never "the authors" (one paper's)
 _FIELD = rf"(?:{_DET}?{_WORKS}|researchers|people|the\s+field|the\s+community|the\s+literature|{_DET}{_COLL})"
 _HERE = rf"(?:\s+(?:here|in\s+(?:the|this|my|your)\s+{_COLL}))?"
@@ -55,13 +55,13 @@ _BODY = (rf"(?:\s+(?:(?:the|these)\s+)?{_BODY_NOUN}{_HERE}\s+(?:on|about|in|into
 # a digest also as a first account of a subject ("a primer on", "an introduction to"), as the body's
 # advance ("progress in", "advances on"), and as the newest of it ("the latest on": a superlative used as a noun)
 _DIGEST = (r"(?:overview|summary|survey|review|rundown|synthesis|gist|outline|recap|digest|round-?up|picture|landscape"
-           r"|primer|introduction|progress|advances|developments|latest"
+           r"|primer|introduction|progress|advances|developments|latest|lay\s+of\s+the\s+land|lie\s+of\s+the\s+land"
            r"|state\s+of\s+(?:the\s+art|research|the\s+field|work|things|play|knowledge))")
 _ASK = (r"(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:give|provide|write|get|show)\s+(?:me\s+|us\s+)?|i(?:'d|\s+would)\s+like\s+|"
         r"i\s+(?:want|need)\s+|can\s+i\s+(?:get|have)\s+|help\s+me\s+understand\s+|what(?:'s|\s+is)\s+|tell\s+me\s+|describe\s+)")
 _ADJ = r"(?:(?:brief|short|quick|high-level|general|broad|rough|current|overall|big|research|literature|recent|gentle)\s+)"
 _CONTENT = r"(?:ideas|findings|results|themes|takeaways|trends|insights|lessons|conclusions|challenges|directions|contributions|open\s+(?:problems|questions))"
-_KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent|current|outstanding|remaining)"
+_KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent|current|outstanding|remaining|big|core|dominant|leading)"
 # Nouns for what a field (not one work) has: a work has findings and contributions, a field has open
 # problems, challenges, trends and directions; with them no key adjective is needed ("the open problems in X").
 _FIELD_CONTENT = r"(?:open\s+(?:problems|questions|issues)|challenges|trends|(?:future\s+|research\s+)?directions|debates)"
@@ -71,7 +71,7 @@ _SUMMARISE = (r"(?:summari[sz]e|explain|describe|discuss|sum\s+up|survey|review|
               r"take\s+(?:me|us)\s+through|run\s+(?:me|us)\s+through|brief\s+(?:me|us)\s+on|fill\s+(?:me|us)\s+in\s+on)")
 _OVERVIEW = re.compile(
     rf"^\s*(?:(?:please\s+|can\s+you\s+)?(?:summari[sz]e|sum\s+up)\s+)?(?:what\s+(?:is|has\s+been|was)\s+{_KNOWN}(?:\s+so\s+far)?{_HERE}\s+(?:about|on|regarding|concerning|of)"
-    rf"|what\s+(?:has|have)\s+been\s+{_DONE}(?:\s+so\s+far)?\s+{_ON}"
+    rf"|what(?:\s+has|\s+have|'s)\s+been\s+{_DONE}(?:\s+so\s+far)?\s+{_ON}"
     rf"|what\s+(?:progress|advances|headway|developments)\s+(?:has|have)\s+been\s+made\s+(?:on|in|with|towards|for)"
     rf"|what\s+(?:has|have)\s+{_DET}?{_WHO}{_HERE}\s+(?:{_DONE}|found|shown|said|reported|concluded|established|learned|learnt|argued)\s+{_ON}"
     # "we" as the field's collective knower: "what do we know about X" is "what is known about X"
@@ -85,11 +85,24 @@ _OVERVIEW = re.compile(
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_SUMMARISE}\s+(?:the\s+)?{_BODY_NOUN}\s+(?:on|about|in|of|for|regarding)"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:brief|fill)\s+(?:me|us)\s+(?:in\s+)?on"
     rf"|tell\s+me\s+about\s+(?:the\s+)?(?:work|research|papers|literature)\s+(?:on|about|in)"
-    rf"|what(?:'s|\s+is)\s+the\s+(?:current\s+|general\s+|prevailing\s+)?(?:thinking|understanding|consensus|view)\s+(?:on|of|about|regarding|around)"
+    # the shared view of a body of work, with an adjective ("the research consensus") or the field's possessive
+    rf"|what(?:'s|\s+is)\s+(?:the\s+|{_DET}?(?:field|community|literature|research)'s\s+)(?:(?:current|general|prevailing|research|scientific|overall|emerging)\s+)*"
+    rf"(?:thinking|understanding|consensus|view)\s+(?:on|of|about|regarding|around)"
+    # a bare noun phrase of a key adjective and a content noun ("Key findings on X?"), as "the key findings on X"
+    rf"|(?:the\s+)?{_KEY}\s+(?:{_CONTENT}|{_METHODS})\s+(?:on|in|for|about|to|regarding)"
     rf"|(?:what\s+are|{_SUMMARISE})\s+(?:the\s+)?{_KEY}\s+(?:{_METHODS}|{_CONTENT})\s+(?:to|for|in|on|towards|about|regarding|across){_BODY}"
     rf"|what\s+are\s+(?:the\s+)?(?:{_KEY}\s+)?{_FIELD_CONTENT}\s+(?:in|for|on|facing|around){_BODY}"
     rf"|what\s+are\s+(?:the\s+)?(?:{_KEY}\s+)?{_CONTENT}\s+(?:in|from|across)\s+(?:the\s+|these\s+)?(?:papers|abstracts|work|research|literature){_HERE}\s+(?:on|about|regarding))"
     rf"\s+(?P<rest>.+)$", re.I)
+# A question embedded in a request ("Tell me what's been done on X", "I'd like to know where the field
+# stands on X"): the embedded question is the one asked, and its frame decides the shape.
+_EMBED = re.compile(r"^\s*(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?tell\s+(?:me|us)|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know"
+                    r"|i\s+wonder|i'm\s+wondering)\s+(?=(?:what|how|where|which)\b)", re.I)
+# An interrogative word or an auxiliary opening a question is capitalised by orthography, not as a name.
+_OPENER = re.compile(r"^\s*(?:What|Where|Which|How|Why|When|Who|Is|Are|Was|Were|Do|Does|Did|Can|Could|Should|Would|Has|Have)\b")
+# a body of work's history ("How has the research on X evolved?"): the same question over time
+_HOW_EVOLVED = re.compile(r"^\s*how\s+(?:has|have)\s+(?:the\s+)?(?:research|work|literature|thinking|field|study|understanding)\s+(?:on|of|in|into|around)\s+"
+                          r"(?P<rest>.+?)\s+(?:evolved|developed|changed|progressed|advanced|moved|shifted)\b.*$", re.I)
 _HOW_HAS = re.compile(r"^\s*how\s+(?:has|have)\s+(?P<rest>.+?)\s+been\s+(?:approached|tackled|addressed|studied|handled|solved|improved)\b.*$", re.I)
 # "How have people tackled X", "How do the papers here approach X": the field's ways with a problem.
 # The progressive too ("how is the field tackling X"): the same question about the work under way.
@@ -198,7 +211,7 @@ _IN_ONE_WORK = re.compile(r"\b(?:in|from|according\s+to|within)\s+(?:the|this|th
                           r"(?:paper|study|article|abstract|preprint|survey|report)\b(?!-)", re.I)
 
 # The list frames (``assistant.shape`` argues them in its docstring). A mass noun for a body of writing:
-_MASS = r"(?:work|research|literature|anything|something)"
+_MASS = r"(?:work|research|literature|anything|something|everything)"  # "everything": the universal indefinite, all the works
 _NUMBER = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|some|all|\d+)"
 # A few modifiers between the determiner and the head noun; a singular noun for a work or a method,
 # or for a kind ("what type of models"), is itself the head ("Which technique allows diffusion

@@ -27,6 +27,13 @@ from assistant.shape import COMPARE, FACT, LIST, OVERVIEW, detect
     ("What kinds of approaches exist for active learning?", "active learning"),  # "what" + methods for a purpose
     ("What strategies have been explored for reducing label noise?", "reducing label noise"),
     ("What architectures for video generation are in the collection?", "video generation"),
+    ("What's the scientific consensus on data scaling?", "data scaling"),  # an adjective before the shared view
+    ("What is the community's understanding of sharpness?", "sharpness"),  # the field's possessive
+    ("Give me the lay of the land in neural rendering.", "neural rendering"),  # an idiom of a digest
+    ("Tell me what has been tried for catastrophic forgetting.", "catastrophic forgetting"),  # an embedded question
+    ("How has the work on speech synthesis evolved?", "speech synthesis"),  # a body of work's history
+    ("What does recent work say about weight tying?", "weight tying"),
+    ("Core ideas in contrastive learning?", "contrastive learning"),  # a bare key + content noun phrase
 ])
 def test_new_overview_frames(question: str, topic: str) -> None:
     shape = detect(question)
@@ -37,6 +44,8 @@ def test_new_overview_frames(question: str, topic: str) -> None:
     ("Who has studied retrieval for code generation?", "retrieval for code generation"),  # who + present perfect
     ("Give me every paper that uses LoRA.", "LoRA"),  # every + a singular work noun: all of them
     ("Which strategies have been proposed for curriculum design?", "curriculum design"),  # selective "which" stays a list
+    ("Find me everything on sparse retrieval.", "sparse retrieval"),  # the universal indefinite
+    ("Tell me which papers use curriculum learning.", "curriculum learning"),  # an embedded question
 ])
 def test_new_list_frames(question: str, topic: str) -> None:
     shape = detect(question)
@@ -71,6 +80,10 @@ def test_new_compare_frames(question: str, names: list[str]) -> None:
     "What are the main challenges in the Zebra paper?",
     "Explain the key findings of the GPT-3 paper.",
     "Where does Mamba stand on long-range benchmarks?",  # a named work's own position
+    "Where does the GPT-2 paper stand on zero-shot transfer versus fine-tuning?",  # "Where" is no name: one name
+    "Tell me what FlashAttention changes in the attention kernel.",
+    "Key findings of the Gopher paper?",
+    "What is BERT's understanding of context?",  # a work's possessive, not the field's
 ])
 def test_fact_look_alikes_stay_facts(question: str) -> None:
     assert detect(question).kind == FACT
