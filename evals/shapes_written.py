@@ -185,14 +185,66 @@ FRESH: list[tuple[str, str]] = [
     (F, "Compare Mamba's accuracy with and without the selection mechanism."),
 ]
 
+# Written by the same hand after the frames were widened a second time (on FRESH) and then left alone:
+# the last hold-out, ids SY*, types with "_fresh2".
+FRESH2: list[tuple[str, str]] = [
+    (OV, "What's the story so far on learned optimizers?"),
+    (OV, "Could you summarise the literature about prompt tuning?"),
+    (OV, "Give me a broad picture of research into robot learning from video."),
+    (OV, "What has research on federated learning found?"),
+    (OV, "What are people doing about jailbreaks?"),
+    (OV, "How far along is work on automated theorem proving?"),
+    (OV, "Efficient transformers: what's the state of the art?"),
+    (OV, "What are the prevailing approaches to text-to-image alignment?"),
+    (OV, "Provide a survey of methods for 3D scene reconstruction."),
+    (OV, "What trends are emerging in retrieval-augmented generation?"),
+    (OV, "What is the literature's verdict on linear attention?"),
+    (OV, "Main approaches to neural network pruning?"),
+    (OV, "What do the abstracts collectively say about instruction data quality?"),
+    (OV, "How do researchers currently evaluate long-context models?"),
+    (L, "Which articles discuss data contamination in benchmarks?"),
+    (L, "Are there studies comparing RLHF with supervised fine-tuning?"),
+    (L, "Can you list work that uses knowledge graphs for question answering?"),
+    (L, "Papers about model editing, please."),
+    (L, "Does anything in the collection address speculative sampling?"),
+    (L, "Who else has studied in-context learning in small models?"),
+    (L, "How many papers here use reinforcement learning?"),
+    (L, "I'm searching for studies on video tokenizers."),
+    (C, "How does GPT-4 compare with Claude on coding?"),
+    (C, "Where do T5 and BART differ?"),
+    (C, "Which would you pick for retrieval, ColBERT or Contriever?"),
+    (C, "Compare Mamba to Transformers on long sequences."),
+    (C, "Mamba or RWKV: which is the better choice?"),
+    (C, "What separates SimCLR and MoCo?"),
+    (C, "How similar are CLIP and ALIGN?"),
+    (C, "Is DeBERTa an improvement over RoBERTa?"),
+    (F, "What is known about the licence of the Falcon models?"),
+    (F, "What has the Phi-2 paper shown about data quality?"),
+    (F, "What does the Whisper abstract say about robustness?"),
+    (F, "Give me an overview of the DALL-E 2 architecture."),
+    (F, "What are the main contributions of GPT-NeoX?"),
+    (F, "What approaches to tokenization does ByT5 compare?"),
+    (F, "Which studies does the survey cite most?"),
+    (F, "Who first showed that transformers can learn in context?"),
+    (F, "How has Stable Diffusion been evaluated?"),
+    (F, "What trends does the Chinchilla paper report?"),
+    (F, "What's the latest model released by Mistral?"),
+    (F, "What is the key finding of the lottery ticket paper?"),
+    (F, "How do the authors of LLaMA tackle training instability?"),
+    (F, "What is the state of the art on WMT14 reported in the Transformer paper?"),
+    (F, "What do we know about why GPT-3 fails at arithmetic?"),
+    (F, "Which is the largest model in the Pythia suite?"),
+]
+
 
 def rows() -> list[dict[str, Any]]:
-    def row(prefix: str, i: int, shape: str, q: str, fresh: bool) -> dict[str, Any]:
-        return {"id": f"{prefix}{i:03d}", "question": q, "type": TYPES[shape] + ("_fresh" if fresh else ""), "shape": shape,
+    def row(prefix: str, i: int, shape: str, q: str, batch: str) -> dict[str, Any]:
+        return {"id": f"{prefix}{i:03d}", "question": q, "type": TYPES[shape] + batch, "shape": shape,
                 "split": "shapes_written", "gold_anchors": [], "key_points": [], "previous": None, "made": MADE}
 
-    return ([row("SW", i, shape, q, False) for i, (shape, q) in enumerate(QUESTIONS, 1)]
-            + [row("SX", i, shape, q, True) for i, (shape, q) in enumerate(FRESH, 1)])
+    return [row(prefix, i, shape, q, batch) for prefix, batch, questions in (("SW", "", QUESTIONS), ("SX", "_fresh", FRESH),
+                                                                            ("SY", "_fresh2", FRESH2))
+            for i, (shape, q) in enumerate(questions, 1)]
 
 
 def problems(out: list[dict[str, Any]]) -> list[str]:
