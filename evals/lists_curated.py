@@ -10,7 +10,7 @@ works mention the term in passing and a list of the abstracts really about the t
 there. Users ask about topics the collection covers a handful of times ("which papers here study
 X?"), and the right list is the few abstracts that are about it.
 
-**How the rows were made.** For each of 19 topics the corpus covers, the writer searched the
+**How the rows were made.** For each of 25 topics the corpus covers, the writer searched the
 corpus several ways (the assistant's hybrid search for a description of the topic, k 8-15, and
 regular expressions for the topic's usual words over every abstract) and read each candidate:
 ``judged_in`` are the abstracts whose main contribution or a stated finding is about the topic,
