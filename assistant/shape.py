@@ -12,12 +12,14 @@ Decided from how English asks these things, never from any evaluation question:
   for writing (work, research, literature) heads a list when the question asks what exists ("What
   work is there on…", "What research has been done on…", "What literature exists on…"), and so
   does an indefinite pronoun ("Has anyone worked on…", "Has anything been published on…") unless
-  a that-clause makes it a claim ("Has anyone shown that X…": one finding's fact); so do "who" in the
-  present perfect ("Who has worked on X?"; "Who introduced X?", one event, is a fact) and "every / each"
-  with a singular work noun ("Give me every paper that…"). A plural noun for *methods* (methods, approaches, models, techniques…) asks about the
-  collection when the question places it there (a collection locative: "in this collection",
-  "here", "in the corpus", "among these papers"), when it asks what exists with "which" or "are
-  there" ("Which methods exist for…"; "what" + a methods noun for a purpose is an overview, below), when it is in the present perfect, which English uses for the state of a
+  a that-clause makes it a claim ("Has anyone shown that X…": one finding's fact); so do "who" in
+  the present perfect ("Who has worked on X?"; "Who introduced X?", one event, is a fact) and "every
+  / each" with a singular work noun ("Give me every paper that…"). A plural noun for *methods*
+  (methods, approaches, models, techniques…) asks about the collection when the question places it
+  there (a collection locative: "in this collection", "here", "in the corpus", "among these
+  papers"), when it asks what exists with "which" or "are there" ("Which methods exist for…"; "what"
+  + a methods noun for a purpose is an overview, below), when it is in the present perfect, which
+  English uses for the state of a
   field ("Which approaches have been proposed for…"), or when it is a present-tense plural
   question not anchored to one work ("Which models use RoPE?", but "What techniques are used in
   FlashAttention?" and "What methods does FlashAttention use?" ask about one paper's content).
@@ -40,11 +42,12 @@ Decided from how English asks these things, never from any evaluation question:
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
   "how do A and B differ / compare", "how does A differ from / compare to B", "in what ways do A
   and B differ", "what distinguishes A from B", "(the) difference(s) / similarities between A and
-  B", "what do A and B have in common", "A vs. B", "which is better, A or B" (or "…: A or B"), "is A or B better", "the trade-offs
-  between A and B", "the pros and cons of A versus B" — with two or more
-  names (``assistant.grounding.names``). "X compared to Y" inside another question is a fact
-  about one paper and is not a comparison frame, nor is one placed in one work ("compare A and B in
-  the X paper": that paper's report).
+  B", "what do A and B have in common", "A vs. B", "which is better, A or B" (or "…: A or B"),
+  "is A or B better", "the trade-offs between A and B", "the pros and cons of A versus B", "where /
+  how similar are A and B", "which would you pick, A or B" — with two or more names
+  (``assistant.grounding.names``). "X compared to Y" inside another question is a fact about one
+  paper and is not a comparison frame, nor is one placed in one work ("compare A and B in the X
+  paper": that paper's report).
 - **overview**: "what is known (here) about X", "what has been tried / done / proposed for X",
   "what have researchers tried for X", "(give me an) overview / summary / survey of X",
   "summarise / survey the work on X", "what do the papers (here) say about X", "how has X been
@@ -58,15 +61,14 @@ Decided from how English asks these things, never from any evaluation question:
   X"; never "the authors", one paper's); the current thinking / understanding / consensus on X;
   the content nouns of a body of work with a key adjective or placed in the papers ("the key
   findings on X", "the main ideas in the papers on X", not "the findings *of* a work"); "what
-  progress has been made on X"; "what do we know about X" ("we": the field as knower), "where does
-  the field / research stand on X", "bring me up to speed on / catch me up on X", a digest noun alone
-  ("overview of X", "recent progress in X", "a primer on / introduction to X", "the latest on X"),
-  "what does the research / evidence say about X", the progressive "how is the field tackling X", the
-  imperative "explain / describe the main approaches to X", a field's own nouns ("the open problems /
-  challenges / trends in X"), and "what" with a methods noun for a purpose ("what approaches exist
-  for X", "what techniques have been developed for X"): the range of ways, not a pick of members.
-  An embedded question about a named work ("what is known about how FlashAttention saves memory")
-  is that work's fact.
+  progress has been made on X"; the frames of session 12 (argued one by one in shape_frames.py): "what
+  do we know about X", "where does the field stand on X", "bring me up to speed on X", a digest noun
+  alone ("overview of X", "recent progress in X", "the latest on X"), the field's work under way or
+  its history ("how is the field tackling X", "what are people doing about X", "how has the research
+  on X evolved"), the topic inside the subject ("what has research on X found"), a fronted topic ("X:
+  what is known?"), a field's own nouns ("the open problems in X"), and "what" + a methods noun for a
+  purpose ("what approaches exist for X"). A named work's own thing ("how FlashAttention saves memory",
+  "an overview of the DALL-E 2 architecture") is that work's fact.
 
 A list's topic is the predicate without its frame: the auxiliaries, and a verb of what a text does
 with its subject (the reporting verbs of academic writing, "use / include / cover / address X", or
@@ -91,11 +93,13 @@ from assistant.shape_frames import (
     _AUX_AFTER_HEAD,
     _AUXES_RE,
     _BARE,
+    _BODY_FOUND,
     _CLAIM,
     _COMPARE,
     _CONTENT,
     _COORD,
     _COORD_VERB,
+    _DISLOCATED,
     _DO_ANY,
     _EMBED,
     _EVERY,
@@ -112,6 +116,7 @@ from assistant.shape_frames import (
     _LOCATIVE,
     _METHODS,
     _NAMED_AS,
+    _NAMED_PART,
     _NEXT_CLAUSE,
     _OBJECT,
     _OF_THESE,
@@ -212,6 +217,8 @@ def _named_subject(rest: str) -> bool:
     """An auxiliary right after the head noun, then a name: the noun is the object of that named
     subject ("What datasets does FlashAttention use?", "How many documents was PaECTER tuned on?")."""
     rest = _COORD.sub("", rest)
+    # past the head's own complement ("approaches to tokenization does ByT5 compare"): do-support then the subject
+    rest = re.sub(r"^\s*(?:to|for|of|on|towards)\s+(?:[\w-]+\s+){1,4}?(?=(?:do|does|did)\s)", "", rest, flags=re.I)
     m = _AUX_AFTER_HEAD.match(rest)
     if not m:
         return False
@@ -274,6 +281,25 @@ def _property_of_name(topic: str) -> bool:
         return m.group("owner").startswith(found[0])
     possessive = re.match(r"^(?P<owner>\S+)'s\s", topic)
     return bool(possessive and names("The " + possessive.group("owner")))
+
+
+def _named_part(topic: str) -> bool:
+    """"the DALL-E 2 architecture": a system's part named by one work (``_NAMED_PART``)."""
+    m = _NAMED_PART.match(topic)
+    return bool(m) and names("The " + m.group("name")) == [m.group("name")]
+
+
+def _dislocated(q: str) -> Shape | None:
+    """"X: what's the state of the art?" -> the question with X as its complement ("... on X"), and "A or B:
+    which is better?" -> "which is better, A or B" (``_DISLOCATED``); a question with its own shape after a
+    label ("Question: which papers…") is that shape; only a shape other than a fact counts."""
+    if not (m := _DISLOCATED.match(q)):
+        return None
+    topic, question = m.group("topic"), m.group("question").rstrip("?.! ")
+    for rebuilt in (question, f"{question} on {topic}", f"{question}, {topic}"):  # alone: the topic was a label
+        if not (shape := detect(rebuilt)).is_fact:
+            return shape
+    return None
 
 
 def _one_work(rest: str) -> bool:
@@ -360,13 +386,13 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
         # its frames are specific: "what do the papers say about" is no list
         # a property of one named work, or a topic anchored to one work ("…that the paper identifies"), is its fact
         # and "the key ideas in Zebra": a content noun with "in" a name is inside that one work
-        one = _property_of_name(topic) or _ONE_WORK.search(topic) or (names("The " + topic) == [topic]
+        one = _property_of_name(topic) or _ONE_WORK.search(topic) or _named_part(topic) or (names("The " + topic) == [topic]
                                                                       and re.search(rf"\b{_CONTENT}\s+in\s+{re.escape(topic)}\W*$", q, re.I))
         return Shape(FACT) if one else Shape(OVERVIEW, topic)
-    if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q) or _HOW_EVOLVED.match(q):
-        topic = _TAIL.sub("", _unplaced(m.group("rest")))
+    if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q) or _HOW_EVOLVED.match(q) or _BODY_FOUND.match(q):
+        topic = _TAIL.sub("", _unplaced(m.group("rest") or m.groupdict().get("far") or ""))
         return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)
     if (m := _WAYS.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("topic") or m.group("rest")))):
         return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)  # the ways of meeting a problem
-    shape = _list(q, previous_was_list) or _compare(q) or Shape(FACT)
+    shape = _list(q, previous_was_list) or _compare(q) or _dislocated(q) or Shape(FACT)
     return shape if shape.kind in (FACT, COMPARE) or shape.topic else Shape(FACT)  # a list of nothing named is no list

@@ -20,13 +20,17 @@ _COLL = r"(?:collection|corpus|library|index|set|database)"
 _COMPARE = [
     re.compile(r"^\s*(?:please\s+|can\s+you\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
     re.compile(r"^\s*(?:how|in\s+what\s+(?:ways?|respects?|sense))\s+(?:do|does|did|is|are)\b(?P<rest>.*?\b(?:differ|different|compare|contrast|stack\s+up)\b.*)$", re.I),
+    # "where" asks in which respects ("where do A and B differ"); a degree of likeness ("how similar are A and B")
+    re.compile(r"^\s*where\s+(?:do|does|did)\b(?P<rest>.*?\bdiffer\b.*)$", re.I),
+    re.compile(r"^\s*how\s+(?:similar|different|alike|comparable|close)\s+(?:are|is|were)\b(?P<rest>.*)$", re.I),
     re.compile(r"^\s*what\s+(?:distinguishes|separates|sets)\b(?P<rest>.*)$", re.I),
     re.compile(r"\b(?:differences?|similarit(?:y|ies)|contrast|distinction|trade-?offs?)\s+between\b(?P<rest>.*)$", re.I),
     # nouns of weighing two things against each other: "the pros and cons of A versus B", "the relative merits of A and B"
     re.compile(r"\b(?:pros\s+and\s+cons|strengths\s+and\s+weaknesses|relative\s+(?:merits|strengths))\s+of\b(?P<rest>.*)$", re.I),
     re.compile(r"^\s*what\s+do\b(?P<rest>.*)\bhave\s+in\s+common\b.*$", re.I),
     # the alternatives set off from the question by any punctuation: "which is better, A or B" / "…: A or B"
-    re.compile(r"^\s*which\s+(?:one\s+)?(?:is|performs|works|scales|does)\b[^,:;]*[,:;]\s*(?P<rest>.+\bor\b.+)$", re.I),
+    re.compile(r"^\s*which\s+(?:one\s+)?(?:is|performs|works|scales|does|(?:would|should|could|do)\s+(?:you|i|we)\s+(?:pick|choose|use|recommend|prefer|go\s+with))\b"
+               r"[^,:;]*[,:;]\s*(?P<rest>.+\bor\b.+)$", re.I),
     # a disjunctive yes/no question with an evaluative comparative: "Is A or B better for X?"
     re.compile(r"^\s*(?:is|are|was|would)\s+(?P<rest>\S.*?\bor\b.+?)\s+(?:better|worse|preferable|superior)\b.*$", re.I),
     re.compile(r"(?P<rest>.*\S\s+(?:vs\.?|versus)\s+\S.*)$", re.I),
@@ -55,13 +59,13 @@ _BODY = (rf"(?:\s+(?:(?:the|these)\s+)?{_BODY_NOUN}{_HERE}\s+(?:on|about|in|into
 # a digest also as a first account of a subject ("a primer on", "an introduction to"), as the body's
 # advance ("progress in", "advances on"), and as the newest of it ("the latest on": a superlative used as a noun)
 _DIGEST = (r"(?:overview|summary|survey|review|rundown|synthesis|gist|outline|recap|digest|round-?up|picture|landscape"
-           r"|primer|introduction|progress|advances|developments|latest|lay\s+of\s+the\s+land|lie\s+of\s+the\s+land"
+           r"|primer|introduction|progress|advances|developments|latest|lay\s+of\s+the\s+land|lie\s+of\s+the\s+land|story(?:\s+so\s+far)?"
            r"|state\s+of\s+(?:the\s+art|research|the\s+field|work|things|play|knowledge))")
 _ASK = (r"(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:give|provide|write|get|show)\s+(?:me\s+|us\s+)?|i(?:'d|\s+would)\s+like\s+|"
         r"i\s+(?:want|need)\s+|can\s+i\s+(?:get|have)\s+|help\s+me\s+understand\s+|what(?:'s|\s+is)\s+|tell\s+me\s+|describe\s+)")
 _ADJ = r"(?:(?:brief|short|quick|high-level|general|broad|rough|current|overall|big|research|literature|recent|gentle)\s+)"
 _CONTENT = r"(?:ideas|findings|results|themes|takeaways|trends|insights|lessons|conclusions|challenges|directions|contributions|open\s+(?:problems|questions))"
-_KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent|current|outstanding|remaining|big|core|dominant|leading)"
+_KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent|current|outstanding|remaining|big|core|dominant|leading|prevailing|popular|standard|typical|usual)"
 # Nouns for what a field (not one work) has: a work has findings and contributions, a field has open
 # problems, challenges, trends and directions; with them no key adjective is needed ("the open problems in X").
 _FIELD_CONTENT = r"(?:open\s+(?:problems|questions|issues)|challenges|trends|(?:future\s+|research\s+)?directions|debates)"
@@ -80,33 +84,48 @@ _OVERVIEW = re.compile(
     rf"|where\s+(?:does|do|is|are)\s+(?:the\s+field|(?:the\s+)?research|the\s+literature|the\s+community|things|we|work)"
     rf"\s+(?:currently\s+|now\s+)?stand\s+(?:on|with|in|regarding)"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_BRIEF}{_BODY}"
-    rf"|(?:tell\s+me\s+|i'd\s+like\s+to\s+know\s+)?what\s+(?:do(?:es)?\s+)?{_DET}?{_WHO}{_HERE}\s+(?:{_SAY}|says|reports|shows|finds|tells\s+us|suggests|claims)\s+(?:about|on|regarding|concerning)"
+    # the field's work under way ("what are people doing about X"), and a field's nouns arising ("what trends are emerging in X")
+    rf"|what\s+(?:are|is|have|has)\s+(?:people|researchers|the\s+field|the\s+community)\s+(?:been\s+)?doing\s+(?:about|on|with|for|in)"
+    rf"|what\s+(?:new\s+)?(?:{_FIELD_CONTENT}|{_CONTENT}|{_METHODS})\s+(?:are|have)\s+(?:emerging|emerged|appearing|appeared|developing)\s+(?:in|on|for|around)"
+    rf"|(?:tell\s+me\s+|i'd\s+like\s+to\s+know\s+)?what\s+(?:do(?:es)?\s+)?{_DET}?{_WHO}{_HERE}\s+(?:\w+ly\s+)?(?:{_SAY}|says|reports|shows|finds|tells\s+us|suggests|claims)\s+(?:about|on|regarding|concerning)"
     rf"|{_ASK}?(?:an?\s+|the\s+)?{_ADJ}*{_DIGEST}\s+(?:of|on|for|about|in|regarding|to|into){_BODY}"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_SUMMARISE}\s+(?:the\s+)?{_BODY_NOUN}\s+(?:on|about|in|of|for|regarding)"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:brief|fill)\s+(?:me|us)\s+(?:in\s+)?on"
     rf"|tell\s+me\s+about\s+(?:the\s+)?(?:work|research|papers|literature)\s+(?:on|about|in)"
     # the shared view of a body of work, with an adjective ("the research consensus") or the field's possessive
     rf"|what(?:'s|\s+is)\s+(?:the\s+|{_DET}?(?:field|community|literature|research)'s\s+)(?:(?:current|general|prevailing|research|scientific|overall|emerging)\s+)*"
-    rf"(?:thinking|understanding|consensus|view)\s+(?:on|of|about|regarding|around)"
+    rf"(?:thinking|understanding|consensus|view|verdict|position|stance|take)\s+(?:on|of|about|regarding|around)"
     # a bare noun phrase of a key adjective and a content noun ("Key findings on X?"), as "the key findings on X"
     rf"|(?:the\s+)?{_KEY}\s+(?:{_CONTENT}|{_METHODS})\s+(?:on|in|for|about|to|regarding)"
     rf"|(?:what\s+are|{_SUMMARISE})\s+(?:the\s+)?{_KEY}\s+(?:{_METHODS}|{_CONTENT})\s+(?:to|for|in|on|towards|about|regarding|across){_BODY}"
     rf"|what\s+are\s+(?:the\s+)?(?:{_KEY}\s+)?{_FIELD_CONTENT}\s+(?:in|for|on|facing|around){_BODY}"
     rf"|what\s+are\s+(?:the\s+)?(?:{_KEY}\s+)?{_CONTENT}\s+(?:in|from|across)\s+(?:the\s+|these\s+)?(?:papers|abstracts|work|research|literature){_HERE}\s+(?:on|about|regarding))"
     rf"\s+(?P<rest>.+)$", re.I)
+# A definite singular noun for a system's part modified by a name ("the DALL-E 2 architecture"): that one
+# work's own thing, so a digest of it is a fact about the work.
+_NAMED_PART = re.compile(r"^the\s+(?P<name>.+?)\s+(?:architecture|model|method|framework|design|pipeline|approach|system|algorithm|objective|recipe)$", re.I)
+# A topic fronted before a colon ("Efficient transformers: what's the state of the art?", "A or B: which is
+# better?"): a left-dislocated complement of the question after the colon.
+_DISLOCATED = re.compile(r"^\s*(?P<topic>[^:?]{3,80}?)\s*:\s*(?P<question>(?:what|which|how|where|who)\b[^:]*)$", re.I)
 # A question embedded in a request ("Tell me what's been done on X", "I'd like to know where the field
 # stands on X"): the embedded question is the one asked, and its frame decides the shape.
 _EMBED = re.compile(r"^\s*(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?tell\s+(?:me|us)|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know"
                     r"|i\s+wonder|i'm\s+wondering)\s+(?=(?:what|how|where|which)\b)", re.I)
 # An interrogative word or an auxiliary opening a question is capitalised by orthography, not as a name.
 _OPENER = re.compile(r"^\s*(?:What|Where|Which|How|Why|When|Who|Is|Are|Was|Were|Do|Does|Did|Can|Could|Should|Would|Has|Have)\b")
+# The topic inside the subject: "What has research on X found?", "How far along is work on X?" (a body of
+# work's findings, and its progress as distance; "does the work on X" is singular, one work's, left out).
+_BODY_FOUND = re.compile(r"^\s*(?:what\s+(?:has|have|do)\s+(?:the\s+)?(?:(?:current|recent)\s+)?(?:research|work|literature|studies|papers)\s+(?:on|into|about|in)\s+(?P<rest>.+?)"
+                         r"\s+(?:found|shown|concluded|established|say|show|suggest|tell\s+us)"
+                         r"|how\s+far\s+(?:along\s+)?(?:is|are|has|have)\s+(?:the\s+)?(?:research|work|the\s+field)\s+(?:on|into|about|in)\s+(?P<far>.+?)"
+                         r"(?:\s+(?:come|got(?:ten)?|progressed|gone))?)\W*$", re.I)
 # a body of work's history ("How has the research on X evolved?"): the same question over time
 _HOW_EVOLVED = re.compile(r"^\s*how\s+(?:has|have)\s+(?:the\s+)?(?:research|work|literature|thinking|field|study|understanding)\s+(?:on|of|in|into|around)\s+"
                           r"(?P<rest>.+?)\s+(?:evolved|developed|changed|progressed|advanced|moved|shifted)\b.*$", re.I)
 _HOW_HAS = re.compile(r"^\s*how\s+(?:has|have)\s+(?P<rest>.+?)\s+been\s+(?:approached|tackled|addressed|studied|handled|solved|improved)\b.*$", re.I)
 # "How have people tackled X", "How do the papers here approach X": the field's ways with a problem.
 # The progressive too ("how is the field tackling X"): the same question about the work under way.
-_HOW_TACKLED = re.compile(rf"^\s*how\s+(?:have|has|do|does|did|is|are)\s+{_FIELD}{_HERE}\s+(?:tackled?|approach(?:ed)?|address(?:ed)?|handled?|"
+_HOW_TACKLED = re.compile(rf"^\s*how\s+(?:have|has|do|does|did|is|are)\s+{_FIELD}{_HERE}\s+(?:\w+ly\s+)?(?:tackled?|evaluated?|measured?|benchmark(?:ed)?|approach(?:ed)?|address(?:ed)?|handled?|"
                           rf"solved?|studied|study|dealt\s+with|deal\s+with|attacked?|treated?|treat|tackling|approaching|addressing|"
                           rf"handling|solving|studying|dealing\s+with|attacking|treating)\s+(?P<rest>.+)$", re.I)
 
@@ -196,7 +215,7 @@ _EVERY = re.compile(r"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name
 # tense of a field's state, asks which works (by their authors) have done it; the simple past ("Who
 # introduced X?") asks for one event's agent, a fact, as does a perfect of origination with a named
 # object ("Who has proposed LoRA?": a named thing is introduced once) or a that-clause ("Who has shown that…").
-_WHO_HAS = re.compile(r"^\s*who\s+(?:has|have)\s+(?:(?:ever|already|also|previously)\s+)?(?P<rest>(?:\w+ed|done|written|been\s+\w+ing)\b.*)$", re.I)
+_WHO_HAS = re.compile(r"^\s*who\s+(?:else\s+)?(?:has|have)\s+(?:(?:ever|already|also|previously)\s+)?(?P<rest>(?:\w+ed|done|written|been\s+\w+ing)\b.*)$", re.I)
 # "What approaches exist for X?", "What techniques have been developed for X?", "What approaches to X are in
 # the collection?": "what" (not the selective "which", which picks members of a set) with a methods noun whose
 # complement is a purpose ("for / to X") and a verb of existence or the present perfect passive asks for the

@@ -34,6 +34,15 @@ from assistant.shape import COMPARE, FACT, LIST, OVERVIEW, detect
     ("How has the work on speech synthesis evolved?", "speech synthesis"),  # a body of work's history
     ("What does recent work say about weight tying?", "weight tying"),
     ("Core ideas in contrastive learning?", "contrastive learning"),  # a bare key + content noun phrase
+    ("What's the story so far on model collapse?", "model collapse"),
+    ("What has research into tokenizer design shown?", "tokenizer design"),  # the topic inside the subject
+    ("How far has work on program synthesis come?", "program synthesis"),  # progress as distance
+    ("What are researchers doing about benchmark leakage?", "benchmark leakage"),  # the field's work under way
+    ("Vision-language pretraining: what is known?", "Vision-language pretraining"),  # a left-dislocated topic
+    ("What are the standard approaches to domain adaptation?", "domain adaptation"),
+    ("What new methods are emerging for video understanding?", "video understanding"),
+    ("What's the field's stance on benchmark saturation?", "benchmark saturation"),
+    ("How do researchers typically measure hallucination?", "hallucination"),  # the field's practice
 ])
 def test_new_overview_frames(question: str, topic: str) -> None:
     shape = detect(question)
@@ -57,6 +66,10 @@ def test_new_list_frames(question: str, topic: str) -> None:
     ("Pros and cons of RoPE versus ALiBi?", ["RoPE", "ALiBi"]),
     ("Which works better: RoPE or ALiBi?", ["RoPE", "ALiBi"]),  # the alternatives after a colon
     ("Are ColBERT or SPLADE better for zero-shot retrieval?", ["ColBERT", "SPLADE"]),  # disjunction + comparative
+    ("Where does Mamba differ from S4?", ["Mamba", "S4"]),  # "where": in which respects
+    ("How different are BERT and ELECTRA?", ["BERT", "ELECTRA"]),  # a degree of likeness
+    ("Which would you recommend for summarization, PEGASUS or BART?", ["PEGASUS", "BART"]),  # a verb of choice
+    ("T5 or BART: which is better?", ["T5", "BART"]),  # the alternatives fronted
 ])
 def test_new_compare_frames(question: str, names: list[str]) -> None:
     shape = detect(question)
@@ -84,6 +97,12 @@ def test_new_compare_frames(question: str, names: list[str]) -> None:
     "Tell me what FlashAttention changes in the attention kernel.",
     "Key findings of the Gopher paper?",
     "What is BERT's understanding of context?",  # a work's possessive, not the field's
+    "What does the work on state space models report?",  # singular "does the work": one work's
+    "Give me a summary of the Whisper model.",  # a named work's own model
+    "Whisper: what is its word error rate?",  # a fronted name, one work's figure
+    "How far does Mamba scale?",
+    "What approaches to pruning does SparseGPT compare?",  # the head's complement, then a named subject
+    "Which benchmark did they report, SQuAD or NQ?",  # no verb of choice: one paper's report
 ])
 def test_fact_look_alikes_stay_facts(question: str) -> None:
     assert detect(question).kind == FACT
