@@ -236,6 +236,54 @@ FRESH2: list[tuple[str, str]] = [
     (F, "Which is the largest model in the Pythia suite?"),
 ]
 
+# Written by the same hand after the third widening (on FRESH2) and left alone: the final hold-out, ids
+# SZ*, types with "_fresh3".
+FRESH3: list[tuple[str, str]] = [
+    (OV, "I'd love a summary of where things are with neural audio codecs."),
+    (OV, "What's been going on in the world of sparse mixture-of-experts?"),
+    (OV, "Explain what the research says about weight averaging."),
+    (OV, "What lessons have been learned from scaling reinforcement learning?"),
+    (OV, "Could you describe the research landscape around protein design?"),
+    (OV, "What are the leading ideas for making transformers cheaper to run?"),
+    (OV, "How well understood is double descent?"),
+    (OV, "Survey: graph neural networks for recommendation."),
+    (OV, "What should I know about dataset distillation?"),
+    (OV, "Summarise the state of research on speculative decoding."),
+    (OV, "What has been learned about how transformers store facts?"),
+    (OV, "What's the general picture on quantization of large language models?"),
+    (L, "Which publications in here deal with music generation?"),
+    (L, "Are there any abstracts on graph coloring?"),
+    (L, "Show me all the work on robotic grasping."),
+    (L, "What papers discuss watermarking?"),
+    (L, "Any preprints about weather forecasting with transformers?"),
+    (L, "Do any of the studies use human raters?"),
+    (L, "Which methods here rely on distillation from a teacher?"),
+    (L, "Which researchers have looked at curriculum learning?"),
+    (C, "How does Chinchilla stack up against Gopher?"),
+    (C, "What's the difference between ViT and DeiT?"),
+    (C, "Compare ResNet, ViT and ConvNeXt on ImageNet."),
+    (C, "BERT versus GPT-2 for classification?"),
+    (C, "In which ways are LoRA and IA3 alike?"),
+    (C, "Which is more accurate, YOLO or DETR?"),
+    (C, "What distinguishes Mixtral from Mistral 7B?"),
+    (C, "Should I use FAISS or ScaNN for vector search?"),
+    (F, "What is known about the inference speed of Mamba?"),
+    (F, "What approach to routing does Switch Transformer use?"),
+    (F, "What did the GPT-2 paper find about zero-shot transfer?"),
+    (F, "Give me a rundown of the T5 paper's experiments."),
+    (F, "How does Longformer differ from standard self-attention?"),
+    (F, "What state of the art does DINO claim?"),
+    (F, "What are the main results of the Gemini report?"),
+    (F, "Which paper introduced the term foundation models?"),
+    (F, "Who has the largest open model according to the BLOOM abstract?"),
+    (F, "What are the limitations the Toolformer authors acknowledge?"),
+    (F, "What's new in Llama 3 compared to Llama 2?"),
+    (F, "Summarise the GPT-4 technical report."),
+    (F, "What datasets were used to train CLIP?"),
+    (F, "Where does the BitNet abstract report its largest gains?"),
+    (F, "What is the overall picture of results in the PaLM paper?"),
+]
+
 
 def rows() -> list[dict[str, Any]]:
     def row(prefix: str, i: int, shape: str, q: str, batch: str) -> dict[str, Any]:
@@ -243,7 +291,7 @@ def rows() -> list[dict[str, Any]]:
                 "split": "shapes_written", "gold_anchors": [], "key_points": [], "previous": None, "made": MADE}
 
     return [row(prefix, i, shape, q, batch) for prefix, batch, questions in (("SW", "", QUESTIONS), ("SX", "_fresh", FRESH),
-                                                                            ("SY", "_fresh2", FRESH2))
+                                                                            ("SY", "_fresh2", FRESH2), ("SZ", "_fresh3", FRESH3))
             for i, (shape, q) in enumerate(questions, 1)]
 
 
