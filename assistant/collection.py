@@ -36,9 +36,10 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   for its topic, by their sentences' vectors for the filter as asked — and only they can be
   listed, with the follow-up's own weight and cut-off (``followup_lexical_weight`` /
   ``followup_cutoff``, 5-fold CV: ``python -m evals.list_followups fit``); when none reaches it
-  the answer says what was checked: that none of the n listed abstracts mentions it (none writes
-  all its words; the closest three by meaning below, uncited), or, when some write its words
-  apart, that none clearly states it (the closest three cited, the words they write named).
+  the answer says what was checked: that none of the n listed abstracts writes it (then those whose
+  best sentence stands out by meaning are cited under that statement, ``assistant.followups``; if
+  none does, the closest three, uncited), or, when some write its words apart, that none clearly
+  states it (the closest three cited, the words they write named).
 - **compare**: each name of the question is resolved to the abstract that mentions it and ranks
   best for it (distinct abstracts, else the question is one paper's fact); each is shown side by
   side with what it does (its sentence best matching the name) and what it reports (its sentence
@@ -57,6 +58,8 @@ import numpy as np
 
 from assistant.citations import Verifier
 from assistant.evidence import terms
+from assistant.followups import caveat as meaning_caveat
+from assistant.followups import closest_in_meaning
 from assistant.grounding import mentioned
 from assistant.grounding import names as name_phrases
 from assistant.hits import to_hit
@@ -206,6 +209,10 @@ def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -
     listed = [c for c in ranked if c.relevance(w) >= cfg.followup_cutoff]
     if listed:
         return _listing(engine, base, shape, listed, [], cfg.display_max)
+    meant = [] if any(c.mentions for c in ranked) else closest_in_meaning(engine, shape, ranked)
+    if meant:  # none writes the filter's words; these state something close to it (assistant/followups.py)
+        base.caveat, base.caveat_kind = meaning_caveat(shape, len(ranked), len(meant)), CAVEAT_LIST_BY_MEANING
+        return _listing(engine, base, shape, meant, [], cfg.display_max)
     return _none_follows(engine, base, shape, ranked)
 
 

@@ -106,3 +106,67 @@ def test_an_llm_backend_writes_no_synthesis_when_none_of_the_listed_abstracts_st
     history = [{"role": "user", "content": first}, {"role": "assistant", "content": prev.text}]
     ans = corpus.ask("Do any of these use images?", history=history, backend="mock")
     assert ans.caveat and ans.text.startswith(ans.caveat) and not mock_model.prompts and not ans.fallback_reason
+
+
+# --- by meaning (assistant/followups.py; helper E2, session 12) ------------------------------------
+def test_a_filter_stated_in_other_words_is_cited_by_meaning_under_a_statement_that_none_writes_it(corpus: Assistant) -> None:
+    """No listed abstract writes "financial markets"; one states it as "algorithmic trading" and
+    "investment systems": it is cited, quoting its sentence closest to the filter, under a caveat
+    that says none writes the words and that it may state it in other words (a hedge)."""
+    listed, ans = _after(corpus, "Papers on long short-term memory networks?", "Which of them deal with financial markets?")
+    assert ans.shape == "list" and not ans.refused and ans.caveat_kind == "list_by_meaning"
+    assert ans.caveat and ans.caveat.startswith(f"None of the {len(listed)} abstracts listed before writes 'financial markets'")
+    assert "in other words" in ans.caveat and ans.text.startswith(ans.caveat)
+    assert len(ans.citations) == 1 and {c.doc_id for c in ans.citations} <= listed and "[1]" in ans.text
+    assert "algorithmic trading" in ans.citations[0].text
+    quote = [i for i in ans.items if i.cited][0].text
+    assert quote in " ".join(ans.citations[0].text.split()) and "investment" in quote
+
+
+def test_a_filter_no_listed_abstract_states_in_any_words_still_says_none(corpus: Assistant) -> None:
+    """Of four abstracts on knowledge distillation none is about speech: the list's cosines stay
+    close together and low, nothing is cited, and "none mentions" is said as before."""
+    listed, ans = _after(corpus, "Which papers here are on knowledge distillation?", "Which of them are about speech?")
+    assert ans.caveat_kind == "list_none" and not ans.citations and not ans.refused
+    assert ans.caveat and ans.caveat.startswith(f"None of the {len(listed)} abstracts listed before mentions 'speech'")
+
+
+def test_the_meaning_rule_cites_the_best_only_when_it_stands_out_of_the_list() -> None:
+    feats = {"id": "a", "gold": ["w1"], "detected": True,
+             "cands": [(0.0, 0.30, 0.3, "w1", False), (0.0, 0.12, 0.1, "w2", False), (0.0, 0.10, 0.1, "w3", False)]}
+    close = {"id": "b", "gold": [], "detected": True,
+             "cands": [(0.0, 0.26, 0.3, "w4", False), (0.0, 0.22, 0.1, "w5", False), (0.0, 0.21, 0.1, "w6", False)]}
+    assert F.answered(feats, 0.9, 0.32) == [] and F.answered(feats, 0.9, 0.32, (0.22, 1.0, 0.06)) == ["w1"]
+    assert F.answered(close, 0.9, 0.32, (0.22, 1.0, 0.06)) == []  # 0.26 < median 0.22 + 0.06
+    assert F.answered(close, 0.9, 0.32, (0.22, 0.8, 0.0)) == ["w4", "w5"]
+    apart = {**feats, "cands": [(0.3, 0.3, 0.3, "w1", True), (0.0, 0.1, 0.1, "w2", False)]}  # some writes every word
+    assert F.answered(apart, 0.9, 0.32, (0.22, 1.0, 0.06)) == ["w1", "w2"]  # the closest ("none clearly states"), as before
+
+
+def test_the_meaning_settings_are_the_fit_files_choice() -> None:
+    from assistant.settings import Settings
+
+    chosen = json.loads(F.MEANING_FIT_PATH.read_text(encoding="utf-8"))["unwritten"]["chosen"]
+    cs = Settings().collection
+    assert (cs.followup_meaning_bar, cs.followup_meaning_ratio, cs.followup_meaning_margin) == (
+        chosen["bar"], chosen["ratio"], chosen["margin"])
+
+
+def test_the_meaning_sessions_are_what_the_script_writes_and_every_listed_abstract_was_judged(corpus: Assistant) -> None:
+    from evals import followups_meaning_written as M
+
+    rows = M.rows()
+    assert [json.loads(line) for line in M.PATH.read_text(encoding="utf-8").splitlines()] == rows
+    follow = [r for r in rows if r["previous"]]
+    assert len(follow) == len(M.SESSIONS) == 18 and sum(r["expect_none"] for r in follow) == 3
+    assert all(r["made"] == M.MADE for r in rows)
+    docs = corpus.retriever.docs()
+    judged = [{"id": f"{r['id']}-{i}", "question": "x", "gold_anchors": [j["anchor"]]} for r in follow for i, j in enumerate(r["judged"])]
+    questions, problems = resolve_anchors(judged, docs)
+    assert not problems and all(len(q.gold) == 1 for q in questions)  # each anchor names one work
+    for r in follow:  # the judged abstracts are the works the assistant lists for the list question now
+        first = next(x for x in rows if x["id"] == r["previous"])["question"]
+        listed, _ = _after(corpus, first, r["question"])
+        works = {docs[d].work_id for d in listed}
+        mine = {q.id: q.gold for q in questions if q.id.startswith(r["id"] + "-")}
+        assert set().union(*mine.values()) == works
