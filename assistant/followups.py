@@ -50,7 +50,6 @@ def closest_in_meaning(engine: Any, shape: Shape, ranked: list[Candidate]) -> li
 def caveat(shape: Shape, listed_before: int, picked: int) -> str:
     """The head of a follow-up answered by meaning: what was checked (the words), then what was
     matched (the quoted sentence is the one closest in meaning to the filter as asked)."""
-    asked = shape.predicate or shape.topic
     which = "the one" if picked == 1 else f"the {picked}"
-    return (f"None of the {listed_before} abstracts listed before writes {shape.topic!r}; {which} closest in meaning "
-            f"to {asked!r}, which may state it in other words (the sentence closest to it quoted):")
+    return (f"None of the {listed_before} abstracts listed before writes {shape.topic!r}; {which} closest to it in "
+            f"meaning, which may state it in other words (the sentence closest to it quoted):")
