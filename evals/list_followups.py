@@ -213,9 +213,17 @@ def fit_meaning(feats: list[dict[str, Any]], w: float, t: float, folds: int = 5)
         gains = [h["f1_gain"] for h in held]
         by_set = {name: {"new": _scores(sub, picks_new), "now": _scores(sub, picks_now)}
                   for k, name in SETS.items() if (sub := [f for f in feats if f["id"].startswith(k)])}
+        # each set left out of the fit in turn (a set written apart stands for questions nobody has written yet)
+        left_out = {}
+        for k, name in SETS.items():
+            rest, sub = [f for f in feats if not f["id"].startswith(k)], [f for f in feats if f["id"].startswith(k)]
+            if sub:
+                m = _best_meaning(rest, w, t, where)
+                left_out[name] = {"chosen": m, "new": _scores(sub, {f["id"]: answered(f, w, t, m, where) for f in sub}),
+                                  "now": _scores(sub, {f["id"]: answered(f, w, t) for f in sub})}
         chosen = _best_meaning(feats, w, t, where)
         out[where] = {"chosen": {"bar": chosen[0], "ratio": chosen[1], "margin": chosen[2]}, "folds": held, "held_out": spread,
-                      "f1_gain": [_mean(gains), round(statistics.pstdev(gains), 4)], "held_out_by_set": by_set,
+                      "f1_gain": [_mean(gains), round(statistics.pstdev(gains), 4)], "held_out_by_set": by_set, "set_left_out": left_out,
                       "all_with_chosen": _scores(feats, {f["id"]: answered(f, w, t, chosen, where) for f in feats})}
     return out
 
