@@ -93,7 +93,6 @@ from assistant.shape_frames import (
     _AUX_AFTER_HEAD,
     _AUXES_RE,
     _BARE,
-    _BODY_FOUND,
     _CLAIM,
     _COMPARE,
     _CONTENT,
@@ -107,9 +106,6 @@ from assistant.shape_frames import (
     _EXISTS,
     _FRAME_VERBS,
     _HAVE,
-    _HOW_EVOLVED,
-    _HOW_HAS,
-    _HOW_TACKLED,
     _IMPERATIVE,
     _IN_ONE_WORK,
     _LEAD,
@@ -136,6 +132,7 @@ from assistant.shape_frames import (
     _SINGULAR_VERB,
     _SUPERLATIVE,
     _TAIL,
+    _TOPIC_INSIDE,
     _WAYS,
     _WH_LIST,
     _WH_MASS,
@@ -389,9 +386,9 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
         one = _property_of_name(topic) or _ONE_WORK.search(topic) or _named_part(topic) or (names("The " + topic) == [topic]
                                                                       and re.search(rf"\b{_CONTENT}\s+in\s+{re.escape(topic)}\W*$", q, re.I))
         return Shape(FACT) if one else Shape(OVERVIEW, topic)
-    if m := _HOW_HAS.match(q) or _HOW_TACKLED.match(q) or _HOW_EVOLVED.match(q) or _BODY_FOUND.match(q):
+    if m := next((found for pattern in _TOPIC_INSIDE if (found := pattern.match(q))), None):
         topic = _TAIL.sub("", _unplaced(m.group("rest") or m.groupdict().get("far") or ""))
-        return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)
+        return Shape(FACT) if _ONE_WORK.search(topic) or _named_part(topic) else Shape(OVERVIEW, topic)
     if (m := _WAYS.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("topic") or m.group("rest")))):
         return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)  # the ways of meeting a problem
     shape = _list(q, previous_was_list) or _compare(q) or _dislocated(q) or Shape(FACT)

@@ -19,7 +19,9 @@ _COLL = r"(?:collection|corpus|library|index|set|database)"
 # and "A vs B".
 _COMPARE = [
     re.compile(r"^\s*(?:please\s+|can\s+you\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
-    re.compile(r"^\s*(?:how|in\s+what\s+(?:ways?|respects?|sense))\s+(?:do|does|did|is|are)\b(?P<rest>.*?\b(?:differ|different|compare|contrast|stack\s+up)\b.*)$", re.I),
+    re.compile(r"^\s*(?:how|in\s+(?:what|which)\s+(?:ways?|respects?|sense))\s+(?:do|does|did|is|are)\b(?P<rest>.*?\b(?:differ|different|compare|contrast|stack\s+up|alike|similar)\b.*)$", re.I),
+    # a deliberative modal over named options ("Should I use A or B for X?"): which to choose is a comparison
+    re.compile(r"^\s*(?:should|would|could|do)\s+(?:i|we|you)\s+(?:use|pick|choose|go\s+with|prefer|recommend)\s+(?P<rest>.+?\bor\b.+)$", re.I),
     # "where" asks in which respects ("where do A and B differ"); a degree of likeness ("how similar are A and B")
     re.compile(r"^\s*where\s+(?:do|does|did)\b(?P<rest>.*?\bdiffer\b.*)$", re.I),
     re.compile(r"^\s*how\s+(?:similar|different|alike|comparable|close)\s+(?:are|is|were)\b(?P<rest>.*)$", re.I),
@@ -55,14 +57,15 @@ _HERE = rf"(?:\s+(?:here|in\s+(?:the|this|my|your)\s+{_COLL}))?"
 _ON = r"(?:about|on|regarding|concerning|of|for|to|in|towards|with)"
 _BODY_NOUN = r"(?:work|research|papers|abstracts|literature|findings|results|state\s+of\s+the\s+art)"
 _BODY = (rf"(?:\s+(?:(?:the|these)\s+)?{_BODY_NOUN}{_HERE}\s+(?:on|about|in|into|of|for|regarding|with)"
-         rf"|\s+what(?:'s|\s+has|\s+have|\s+is)\s+(?:been\s+)?(?:{_DONE}|{_KNOWN}|out\s+there)\s+(?:on|about|in|of|for|regarding|with))?")
+         rf"|\s+what(?:'s|\s+has|\s+have|\s+is)\s+(?:been\s+)?(?:{_DONE}|{_KNOWN}|out\s+there)\s+(?:on|about|in|of|for|regarding|with)"
+         rf"|\s+where\s+things\s+(?:are|stand)\s+(?:with|on|in))?")
 # a digest also as a first account of a subject ("a primer on", "an introduction to"), as the body's
 # advance ("progress in", "advances on"), and as the newest of it ("the latest on": a superlative used as a noun)
 _DIGEST = (r"(?:overview|summary|survey|review|rundown|synthesis|gist|outline|recap|digest|round-?up|picture|landscape"
            r"|primer|introduction|progress|advances|developments|latest|lay\s+of\s+the\s+land|lie\s+of\s+the\s+land|story(?:\s+so\s+far)?"
            r"|state\s+of\s+(?:the\s+art|research|the\s+field|work|things|play|knowledge))")
-_ASK = (r"(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:give|provide|write|get|show)\s+(?:me\s+|us\s+)?|i(?:'d|\s+would)\s+like\s+|"
-        r"i\s+(?:want|need)\s+|can\s+i\s+(?:get|have)\s+|help\s+me\s+understand\s+|what(?:'s|\s+is)\s+|tell\s+me\s+|describe\s+)")
+_ASK = (r"(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:(?:give|provide|write|get|show)\s+(?:me\s+|us\s+)?|describe\s+|sketch\s+)|i(?:'d|\s+would)\s+(?:like|love)\s+|"
+        r"i\s+(?:want|need)\s+|can\s+i\s+(?:get|have)\s+|help\s+me\s+understand\s+|what(?:'s|\s+is)\s+|tell\s+me\s+)")
 _ADJ = r"(?:(?:brief|short|quick|high-level|general|broad|rough|current|overall|big|research|literature|recent|gentle)\s+)"
 _CONTENT = r"(?:ideas|findings|results|themes|takeaways|trends|insights|lessons|conclusions|challenges|directions|contributions|open\s+(?:problems|questions))"
 _KEY = r"(?:main|major|key|different|various|principal|common|existing|important|central|recent|current|outstanding|remaining|big|core|dominant|leading|prevailing|popular|standard|typical|usual)"
@@ -84,11 +87,16 @@ _OVERVIEW = re.compile(
     rf"|where\s+(?:does|do|is|are)\s+(?:the\s+field|(?:the\s+)?research|the\s+literature|the\s+community|things|we|work)"
     rf"\s+(?:currently\s+|now\s+)?stand\s+(?:on|with|in|regarding)"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_BRIEF}{_BODY}"
+    # activity in a field ("what's been going on in X"), what has been learned from it ("what lessons have been
+    # learned from X"), and the essentials a newcomer asks for ("what should I know about X")
+    rf"|what(?:'s|\s+has|\s+is)\s+(?:been\s+)?(?:going\s+on|happening)\s+(?:in|with|on|around)(?:\s+the\s+(?:world|field|area|space)\s+of)?"
+    rf"|what\s+{_CONTENT}\s+(?:have|has)\s+been\s+(?:learned|learnt|drawn|found|gained)\s+(?:from|about|on|in)"
+    rf"|what\s+(?:should|do|would|must)\s+(?:i|we|one)\s+(?:need\s+to\s+)?know\s+(?:about|on|regarding)"
     # the field's work under way ("what are people doing about X"), and a field's nouns arising ("what trends are emerging in X")
     rf"|what\s+(?:are|is|have|has)\s+(?:people|researchers|the\s+field|the\s+community)\s+(?:been\s+)?doing\s+(?:about|on|with|for|in)"
     rf"|what\s+(?:new\s+)?(?:{_FIELD_CONTENT}|{_CONTENT}|{_METHODS})\s+(?:are|have)\s+(?:emerging|emerged|appearing|appeared|developing)\s+(?:in|on|for|around)"
     rf"|(?:tell\s+me\s+|i'd\s+like\s+to\s+know\s+)?what\s+(?:do(?:es)?\s+)?{_DET}?{_WHO}{_HERE}\s+(?:\w+ly\s+)?(?:{_SAY}|says|reports|shows|finds|tells\s+us|suggests|claims)\s+(?:about|on|regarding|concerning)"
-    rf"|{_ASK}?(?:an?\s+|the\s+)?{_ADJ}*{_DIGEST}\s+(?:of|on|for|about|in|regarding|to|into){_BODY}"
+    rf"|{_ASK}?(?:an?\s+|the\s+)?{_ADJ}*{_DIGEST}\s+(?:of|on|for|about|in|regarding|to|into|around|surrounding){_BODY}"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?{_SUMMARISE}\s+(?:the\s+)?{_BODY_NOUN}\s+(?:on|about|in|of|for|regarding)"
     rf"|(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:brief|fill)\s+(?:me|us)\s+(?:in\s+)?on"
     rf"|tell\s+me\s+about\s+(?:the\s+)?(?:work|research|papers|literature)\s+(?:on|about|in)"
@@ -110,7 +118,7 @@ _DISLOCATED = re.compile(r"^\s*(?P<topic>[^:?]{3,80}?)\s*:\s*(?P<question>(?:wha
 # A question embedded in a request ("Tell me what's been done on X", "I'd like to know where the field
 # stands on X"): the embedded question is the one asked, and its frame decides the shape.
 _EMBED = re.compile(r"^\s*(?:(?:please\s+|can\s+you\s+|could\s+you\s+)?tell\s+(?:me|us)|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know"
-                    r"|i\s+wonder|i'm\s+wondering)\s+(?=(?:what|how|where|which)\b)", re.I)
+                    r"|i\s+wonder|i'm\s+wondering|(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:explain|describe|outline))\s+(?=(?:what|how|where|which)\b)", re.I)
 # An interrogative word or an auxiliary opening a question is capitalised by orthography, not as a name.
 _OPENER = re.compile(r"^\s*(?:What|Where|Which|How|Why|When|Who|Is|Are|Was|Were|Do|Does|Did|Can|Could|Should|Would|Has|Have)\b")
 # The topic inside the subject: "What has research on X found?", "How far along is work on X?" (a body of
@@ -119,6 +127,10 @@ _BODY_FOUND = re.compile(r"^\s*(?:what\s+(?:has|have|do)\s+(?:the\s+)?(?:(?:curr
                          r"\s+(?:found|shown|concluded|established|say|show|suggest|tell\s+us)"
                          r"|how\s+far\s+(?:along\s+)?(?:is|are|has|have)\s+(?:the\s+)?(?:research|work|the\s+field)\s+(?:on|into|about|in)\s+(?P<far>.+?)"
                          r"(?:\s+(?:come|got(?:ten)?|progressed|gone))?)\W*$", re.I)
+# The degree of a field's knowledge of a subject ("How well understood is X?"), and a digest noun as a
+# label before the topic ("Survey: X", "Overview - X").
+_HOW_WELL = re.compile(r"^\s*how\s+(?:well[-\s]+|thoroughly\s+|much\s+)?(?:understood|established|studied|researched|explored)\s+(?:is|are|has|have)\s+(?P<rest>.+?)(?:\s+been)?\W*$", re.I)
+_DIGEST_LABEL = re.compile(rf"^\s*(?:an?\s+)?{_ADJ}*{_DIGEST}\s*[:\u2013\u2014-]\s*(?P<rest>\S.+)$", re.I)
 # a body of work's history ("How has the research on X evolved?"): the same question over time
 _HOW_EVOLVED = re.compile(r"^\s*how\s+(?:has|have)\s+(?:the\s+)?(?:research|work|literature|thinking|field|study|understanding)\s+(?:on|of|in|into|around)\s+"
                           r"(?P<rest>.+?)\s+(?:evolved|developed|changed|progressed|advanced|moved|shifted)\b.*$", re.I)
@@ -215,7 +227,7 @@ _EVERY = re.compile(r"^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:list|name
 # tense of a field's state, asks which works (by their authors) have done it; the simple past ("Who
 # introduced X?") asks for one event's agent, a fact, as does a perfect of origination with a named
 # object ("Who has proposed LoRA?": a named thing is introduced once) or a that-clause ("Who has shown that…").
-_WHO_HAS = re.compile(r"^\s*who\s+(?:else\s+)?(?:has|have)\s+(?:(?:ever|already|also|previously)\s+)?(?P<rest>(?:\w+ed|done|written|been\s+\w+ing)\b.*)$", re.I)
+_WHO_HAS = re.compile(r"^\s*(?:who(?:\s+else)?|which\s+(?:other\s+)?(?:researchers|authors|groups|labs|teams))\s+(?:has|have)\s+(?:(?:ever|already|also|previously)\s+)?(?P<rest>(?:\w+ed|done|written|been\s+\w+ing)\b.*)$", re.I)
 # "What approaches exist for X?", "What techniques have been developed for X?", "What approaches to X are in
 # the collection?": "what" (not the selective "which", which picks members of a set) with a methods noun whose
 # complement is a purpose ("for / to X") and a verb of existence or the present perfect passive asks for the
@@ -293,3 +305,5 @@ _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\
                        rf"|(?:any|some|all|none|each|either|both)\s+of\s+{_THESE}"
                        rf"|(?:(?:show|list|give|keep|tell)\s+(?:me\s+|us\s+)?|what\s+about\s+)?(?:only\s+|just\s+)?(?:the\s+ones?|those)(?=\s+(?:that|which|who|with|where|using|in|on|about)\b))"
                        rf"\b(?P<rest>.*)$", re.I)
+# The overview frames whose topic is a group in the middle of the question (``assistant.shape.detect``).
+_TOPIC_INSIDE = (_HOW_HAS, _HOW_TACKLED, _HOW_EVOLVED, _BODY_FOUND, _HOW_WELL, _DIGEST_LABEL)

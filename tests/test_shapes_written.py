@@ -43,6 +43,13 @@ from assistant.shape import COMPARE, FACT, LIST, OVERVIEW, detect
     ("What new methods are emerging for video understanding?", "video understanding"),
     ("What's the field's stance on benchmark saturation?", "benchmark saturation"),
     ("How do researchers typically measure hallucination?", "hallucination"),  # the field's practice
+    ("What has been happening in the area of neural compression?", "neural compression"),  # a field's activity
+    ("What insights have been gained from probing language models?", "probing language models"),
+    ("What do I need to know about few-shot prompting?", "few-shot prompting"),  # a newcomer's essentials
+    ("How well studied is label smoothing?", "label smoothing"),  # the degree of a field's knowledge
+    ("Overview: object detection with transformers.", "object detection with transformers"),  # a digest label
+    ("Could you sketch the landscape surrounding tool use by language models?", "tool use by language models"),
+    ("Describe what the literature says about mixup.", "mixup"),  # an embedded question after "describe"
 ])
 def test_new_overview_frames(question: str, topic: str) -> None:
     shape = detect(question)
@@ -55,6 +62,7 @@ def test_new_overview_frames(question: str, topic: str) -> None:
     ("Which strategies have been proposed for curriculum design?", "curriculum design"),  # selective "which" stays a list
     ("Find me everything on sparse retrieval.", "sparse retrieval"),  # the universal indefinite
     ("Tell me which papers use curriculum learning.", "curriculum learning"),  # an embedded question
+    ("Which groups have studied sign language translation?", "sign language translation"),  # people + perfect
 ])
 def test_new_list_frames(question: str, topic: str) -> None:
     shape = detect(question)
@@ -70,6 +78,8 @@ def test_new_list_frames(question: str, topic: str) -> None:
     ("How different are BERT and ELECTRA?", ["BERT", "ELECTRA"]),  # a degree of likeness
     ("Which would you recommend for summarization, PEGASUS or BART?", ["PEGASUS", "BART"]),  # a verb of choice
     ("T5 or BART: which is better?", ["T5", "BART"]),  # the alternatives fronted
+    ("Should we go with Milvus or Qdrant for the index?", ["Milvus", "Qdrant"]),  # a deliberative modal
+    ("In which respects are GloVe and word2vec similar?", ["GloVe", "word2vec"]),
 ])
 def test_new_compare_frames(question: str, names: list[str]) -> None:
     shape = detect(question)
@@ -103,6 +113,11 @@ def test_new_compare_frames(question: str, names: list[str]) -> None:
     "How far does Mamba scale?",
     "What approaches to pruning does SparseGPT compare?",  # the head's complement, then a named subject
     "Which benchmark did they report, SQuAD or NQ?",  # no verb of choice: one paper's report
+    "Should I use LoRA or full fine-tuning?",  # one name: no comparison of works
+    "How well studied is the Mamba architecture?",  # a named work's own part
+    "Explain what FlashAttention does to the softmax.",
+    "Summary: what does the Zebra paper claim?",  # a digest label over one work
+    "What should I know about the Mamba paper's limitations?",
 ])
 def test_fact_look_alikes_stay_facts(question: str) -> None:
     assert detect(question).kind == FACT
