@@ -284,6 +284,55 @@ FRESH3: list[tuple[str, str]] = [
     (F, "What is the overall picture of results in the PaLM paper?"),
 ]
 
+# Written by the same hand after the fourth widening (on FRESH3) and never tuned on: the hold-out for the
+# shipped frames, ids SH*, types with "_holdout".
+HOLDOUT: list[tuple[str, str]] = [
+    (OV, "what is the consensus in the literature on learning rate warmup"),
+    (OV, "Give me the highlights of recent work on visual instruction tuning."),
+    (OV, "Can you synthesise the findings on chain-of-thought faithfulness?"),
+    (OV, "How have approaches to machine translation changed over time?"),
+    (OV, "Is there a consensus on whether RLHF reduces diversity?"),
+    (OV, "What's the big picture for sparse retrieval?"),
+    (OV, "Tell me about the research landscape in embodied AI."),
+    (OV, "What have we learned about scaling laws for data?"),
+    (OV, "Where is research on continual pretraining heading?"),
+    (OV, "Run me through what's known on positional encodings."),
+    (OV, "What is the range of methods people use for uncertainty estimation?"),
+    (OV, "What main strategies do the papers propose for reducing KV cache size?"),
+    (OV, "Literature review on neural architecture search, please."),
+    (OV, "Which directions look promising for efficient fine-tuning?"),
+    (L, "Papers that evaluate on GSM8K?"),
+    (L, "Could you point me to studies on data pruning?"),
+    (L, "List every abstract mentioning contrastive decoding."),
+    (L, "Which of the papers address multilingual retrieval?"),
+    (L, "Has anyone here trained models on code?"),
+    (L, "What works study hallucination in summarisation?"),
+    (L, "Find papers where the authors release a new benchmark."),
+    (L, "Which teams have published on speech enhancement?"),
+    (C, "Mamba versus Hyena: how do they differ?"),
+    (C, "How do Gemma and Phi-2 differ in training data?"),
+    (C, "Which one is better for retrieval: E5 or BGE?"),
+    (C, "What are the similarities between SimCLR and BYOL?"),
+    (C, "Compare and contrast Whisper and wav2vec 2.0."),
+    (C, "How does XLNet compare with BERT on reading comprehension?"),
+    (C, "Is PaLM or Chinchilla more compute-efficient?"),
+    (C, "Would you recommend Adam or Lion for training transformers?"),
+    (F, "What is known about the training data of Falcon?"),
+    (F, "What approaches does the DPO abstract contrast with RLHF?"),
+    (F, "What did the PaLM paper find about chain-of-thought?"),
+    (F, "What's the main idea of the Longformer abstract?"),
+    (F, "Summarize the contributions of the Gemma paper."),
+    (F, "Which paper proposed grouped-query attention?"),
+    (F, "What does the Mistral 7B abstract say about sliding window attention?"),
+    (F, "How much data was Llama 2 trained on?"),
+    (F, "What are the key findings in the Phi-1 paper?"),
+    (F, "How does the RetNet paper approach parallel training?"),
+    (F, "Where does GPT-4 stand on the bar exam according to its report?"),
+    (F, "What trends in accuracy does the EfficientNet paper show?"),
+    (F, "What approach to long context does the Gemini report describe?"),
+    (F, "What progress on MATH does Minerva report?"),
+]
+
 
 def rows() -> list[dict[str, Any]]:
     def row(prefix: str, i: int, shape: str, q: str, batch: str) -> dict[str, Any]:
@@ -291,7 +340,8 @@ def rows() -> list[dict[str, Any]]:
                 "split": "shapes_written", "gold_anchors": [], "key_points": [], "previous": None, "made": MADE}
 
     return [row(prefix, i, shape, q, batch) for prefix, batch, questions in (("SW", "", QUESTIONS), ("SX", "_fresh", FRESH),
-                                                                            ("SY", "_fresh2", FRESH2), ("SZ", "_fresh3", FRESH3))
+                                                                            ("SY", "_fresh2", FRESH2), ("SZ", "_fresh3", FRESH3),
+                                                                            ("SH", "_holdout", HOLDOUT))
             for i, (shape, q) in enumerate(questions, 1)]
 
 
