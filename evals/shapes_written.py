@@ -18,6 +18,11 @@ memory": one work's fact, one name). Each label was decided from the question's 
 - compare: it asks how two or more *named* works relate;
 - fact: one fact, usually about one work, however list- or overview-like its words.
 
+Five batches, each written before the frames were widened on it: ``QUESTIONS`` (SW*, 86), then
+``FRESH`` (SX*), ``FRESH2`` (SY*), ``FRESH3`` (SZ*), each measured on the detector of the round before
+(its types end "_fresh", "_fresh2", "_fresh3") and then tuned on; ``HOLDOUT`` (SH*, "_holdout", 44)
+was never tuned on: its confusion is the figure for wording nobody tuned on.
+
 No gold abstracts: the split measures the shape only (``shapes``); ``build`` checks that every row
 has a known shape, a unique id and question, and that no row repeats a question of another tuning
 split. Tuning data for the shape detector, never a judge.
