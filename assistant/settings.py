@@ -286,9 +286,9 @@ class CollectionSettings(BaseModel):
     min_listed: int = 3  # of a list's most relevant few, those whose cosine alone reaches the cut-off are listed (a topic worded unlike any term scores low lexically); sanity bound; CV with it unchanged: evals/fits/lists.json
     followup_lexical_weight: float = 0.9  # a follow-up on a list: fit evals/fits/list_followups.json (45 sessions: held-out F1 0.76 +- 0.12, precision 0.96)
     followup_cutoff: float = 0.32  # relevance a listed abstract needs to answer a follow-up; fit: evals/fits/list_followups.json
-    followup_meaning_bar: float = 0.22  # none writes the filter: its best sentence's cosine with it to be cited by meaning (0: off); fit: evals/fits/list_followups_meaning.json (63 sessions: held-out F1 0.74 +- 0.07 vs 0.67 +- 0.09)
+    followup_meaning_bar: float = 0.27  # none writes the filter: its cosine (mean of its best sentence's with the filter as asked and with its topic) to be cited by meaning (0: off); fit: evals/fits/list_followups_meaning.json ("mean"; 63 sessions: held-out F1 0.75 +- 0.07 vs 0.67 +- 0.09)
     followup_meaning_ratio: float = 1.0  # ... and this x the best listed abstract's (1.0: the best alone); fit: evals/fits/list_followups_meaning.json
-    followup_meaning_margin: float = 0.06  # ... and the listed abstracts' median cosine + this (it stands out of the list); fit: evals/fits/list_followups_meaning.json
+    followup_meaning_margin: float = 0.08  # ... and the listed abstracts' median cosine + this (it stands out of the list); fit: evals/fits/list_followups_meaning.json
     display_max: int = 25  # items shown with citations; the rest stay in Answer.items (sanity bound: one screen)
     overview_max: int = 8  # items in an overview's groups (sanity bound: a short answer)
     min_acronym: int = 3  # a topic's acronym shorter than this is not searched (IR, CV, AI read as other things); sanity bound
