@@ -5,8 +5,10 @@ abstracts state it in theirs ("over 1,000x training efficiency"): when no listed
 every word of the filter (``Candidate.mentions``), "none of them mentions it" is true of the words
 and often false of the meaning. The abstracts of a list are all on one topic, so one that states
 the filter stands out of the rest by its best sentence's cosine with the filter as asked
-(``Shape.predicate``); a filter none of them states leaves their cosines close together. An
-abstract is cited when its best sentence's cosine reaches ``followup_meaning_bar``,
+(``Shape.predicate``: "use reinforcement learning") and with its topic ("reinforcement
+learning"), averaged: the verb of the one alone matches generic sentences ("learning from
+randomness"), the other alone loses the relation asked; a filter none of them states leaves their
+cosines close together. An abstract is cited when that cosine reaches ``followup_meaning_bar``,
 ``followup_meaning_ratio`` x the best listed abstract's and the listed abstracts' median +
 ``followup_meaning_margin`` (all three fitted by 5-fold CV, folds by session, over the list split's
 follow-ups and both hand-written sets: ``python -m evals.list_followups meaning``). The quote is
@@ -34,12 +36,15 @@ def closest_in_meaning(engine: Any, shape: Shape, ranked: list[Candidate]) -> li
     cfg = engine.settings.collection
     if cfg.followup_meaning_bar <= 0 or not ranked:
         return []
-    q_vec = embed(engine.cache.embedder, [shape.predicate or shape.topic])[0]
+    q_vecs = embed(engine.cache.embedder, [shape.predicate or shape.topic, shape.topic])
     best: list[tuple[float, tuple[int, int]]] = []
     for c, (spans, vecs) in zip(ranked, engine.cache.get([c.doc.original for c in ranked]), strict=True):
-        sims = vecs @ q_vec if len(vecs) else np.zeros(0)
-        i = int(np.argmax(sims)) if len(sims) else -1
-        best.append((float(sims[i]), spans[i]) if i >= 0 else (0.0, c.sentence))
+        if not len(vecs):
+            best.append((0.0, c.sentence))
+            continue
+        sims = vecs @ q_vecs.T  # sentences x (the filter as asked, its topic)
+        i = int(np.argmax(sims.mean(axis=1)))  # the sentence quoted: closest to both on average
+        best.append((float(sims.max(axis=0).mean()), spans[i]))  # as fitted: the mean of each one's best sentence
     cos = [s for s, _ in best]
     bar = max(cfg.followup_meaning_bar, cfg.followup_meaning_ratio * max(cos),
               statistics.median(cos) + cfg.followup_meaning_margin)

@@ -136,19 +136,26 @@ def fit(feats: list[dict[str, Any]], folds: int = 5, now: tuple[float, float] | 
 
 
 # --- the follow-up by meaning (no listed abstract writes the filter's words) -------------------------
-MEANING_BARS = [round(0.15 + 0.01 * i, 2) for i in range(46)]  # best-sentence cosine with the filter as asked
+MEANING_BARS = [round(0.15 + 0.01 * i, 2) for i in range(46)]  # the abstract's cosine with the filter (COSINES)
 MEANING_RATIOS = [0.0] + [round(0.5 + 0.05 * i, 2) for i in range(11)]  # of the best listed abstract's cosine (0: none)
 MEANING_MARGINS = [round(0.02 * i, 2) for i in range(11)]  # above the median listed abstract's cosine (0: none)
 SETS = {"FL": "lists (generated)", "WF": "lists_followups_written", "MF": "followups_meaning_written"}
 
 
+# Which cosine the rule by meaning reads (per listed abstract: its best sentence's, with the filter as
+# asked, with its topic, or both): "mean" in use (assistant/followups.py); all four are fitted and reported.
+COSINES = {"predicate": lambda c: c[1], "topic": lambda c: c[2], "mean": lambda c: (c[1] + c[2]) / 2,
+           "min": lambda c: min(c[1], c[2])}
+
+
 def answered(f: dict[str, Any], w: float, t: float, meaning: tuple[float, ...] | None = None,
-             where: str = "unwritten") -> list[str]:
+             where: str = "unwritten", cosine: str = "mean") -> list[str]:
     """The works the answer cites, as ``collection._follow_up`` answers: those at or above the cut-off;
     else, when some listed abstract writes every filter word, the closest three ("none clearly
     states"); else none ("none mentions"). ``meaning`` (bar, ratio): instead of none (``where``
-    "unwritten"), or of either fallback ("unlisted"), the listed abstracts whose best sentence's
-    cosine with the filter as asked reaches the bar, ``ratio`` x the best one's and the median
+    "unwritten"), or of either fallback ("unlisted"), the listed abstracts whose ``cosine`` (see
+    ``COSINES``; "mean": the mean of their best sentence's cosine with the filter as asked and with
+    its topic, in use) reaches the bar, ``ratio`` x the best one's and the median
     listed abstract's + ``margin`` (an abstract that states the filter stands out of a list that
     is all on one topic; a filter none states leaves the list's cosines close together). A fourth
     parameter, the best's lead over the runner-up, was tried (session 12): fitted 0, held-out F1
@@ -160,9 +167,9 @@ def answered(f: dict[str, Any], w: float, t: float, meaning: tuple[float, ...] |
         return listed
     written_apart = any(c[4] for c in cands)
     if meaning is not None and (where == "unlisted" or not written_apart):
-        cos = [c[1] for c in cands]
+        cos = [COSINES[cosine](c) for c in cands]
         bar = max(meaning[0], meaning[1] * max(cos, default=0.0), statistics.median(cos or [0.0]) + meaning[2])
-        return [c[3] for c in cands if c[1] >= bar]
+        return [c[3] for c, x in zip(cands, cos, strict=True) if x >= bar]
     if written_apart:
         return [c[3] for _, c in sorted(zip(rel, cands, strict=True), key=lambda rc: -rc[0])[:3]]
     return []
@@ -178,12 +185,12 @@ def _scores(feats: list[dict[str, Any]], picks: dict[str, list[str]]) -> dict[st
             "empty_gold_right": _mean([float(not picks[f["id"]]) for f in feats if not f["gold"]]), "n": len(feats)}
 
 
-def _best_meaning(feats: list[dict[str, Any]], w: float, t: float, where: str) -> tuple[float, ...]:
+def _best_meaning(feats: list[dict[str, Any]], w: float, t: float, where: str, cosine: str) -> tuple[float, ...]:
     """(bar, ratio, margin) of best mean F1; ties: the higher of each, in order (stricter). Only the
     sessions the rule can change are scored (the others answer alike under every setting)."""
     feats = [f for f in feats if not answered(f, w, t)] if where == "unwritten" else feats
     return max(((b, r, m) for b in MEANING_BARS for r in MEANING_RATIOS for m in MEANING_MARGINS),
-               key=lambda m: (_mean([f1(f, answered(f, w, t, m, where)) for f in feats]), *m))
+               key=lambda m: (_mean([f1(f, answered(f, w, t, m, where, cosine)) for f in feats]), *m))
 
 
 def fit_meaning(feats: list[dict[str, Any]], w: float, t: float, folds: int = 5) -> dict[str, Any]:
@@ -194,13 +201,14 @@ def fit_meaning(feats: list[dict[str, Any]], w: float, t: float, folds: int = 5)
     fold_of = {i: j % folds for j, i in enumerate(ids)}
     out: dict[str, Any] = {"command": "python -m evals.list_followups meaning", "sessions": len(feats),
                            "weight": w, "cutoff": t, "sets": {k: sum(f["id"].startswith(k) for f in feats) for k in SETS}}
-    for where in ("unwritten",):
+    out["in_use"], where = "mean", "unwritten"
+    for cosine in COSINES:
         held, picks_new, picks_now = [], {}, {}
         for i in range(folds):
             train = [f for f in feats if fold_of[f["id"]] != i]
             test = [f for f in feats if fold_of[f["id"]] == i]
-            m = _best_meaning(train, w, t, where)
-            new = {f["id"]: answered(f, w, t, m, where) for f in test}
+            m = _best_meaning(train, w, t, where, cosine)
+            new = {f["id"]: answered(f, w, t, m, where, cosine) for f in test}
             now = {f["id"]: answered(f, w, t) for f in test}
             picks_new |= new
             picks_now |= now
@@ -218,13 +226,13 @@ def fit_meaning(feats: list[dict[str, Any]], w: float, t: float, folds: int = 5)
         for k, name in SETS.items():
             rest, sub = [f for f in feats if not f["id"].startswith(k)], [f for f in feats if f["id"].startswith(k)]
             if sub:
-                m = _best_meaning(rest, w, t, where)
-                left_out[name] = {"chosen": m, "new": _scores(sub, {f["id"]: answered(f, w, t, m, where) for f in sub}),
+                m = _best_meaning(rest, w, t, where, cosine)
+                left_out[name] = {"chosen": m, "new": _scores(sub, {f["id"]: answered(f, w, t, m, where, cosine) for f in sub}),
                                   "now": _scores(sub, {f["id"]: answered(f, w, t) for f in sub})}
-        chosen = _best_meaning(feats, w, t, where)
-        out[where] = {"chosen": {"bar": chosen[0], "ratio": chosen[1], "margin": chosen[2]}, "folds": held, "held_out": spread,
+        chosen = _best_meaning(feats, w, t, where, cosine)
+        out[cosine] = {"chosen": {"bar": chosen[0], "ratio": chosen[1], "margin": chosen[2]}, "folds": held, "held_out": spread,
                       "f1_gain": [_mean(gains), round(statistics.pstdev(gains), 4)], "held_out_by_set": by_set, "set_left_out": left_out,
-                      "all_with_chosen": _scores(feats, {f["id"]: answered(f, w, t, chosen, where) for f in feats})}
+                      "all_with_chosen": _scores(feats, {f["id"]: answered(f, w, t, chosen, where, cosine) for f in feats})}
     return out
 
 

@@ -136,9 +136,11 @@ def test_the_meaning_rule_cites_the_best_only_when_it_stands_out_of_the_list() -
              "cands": [(0.0, 0.30, 0.3, "w1", False), (0.0, 0.12, 0.1, "w2", False), (0.0, 0.10, 0.1, "w3", False)]}
     close = {"id": "b", "gold": [], "detected": True,
              "cands": [(0.0, 0.26, 0.3, "w4", False), (0.0, 0.22, 0.1, "w5", False), (0.0, 0.21, 0.1, "w6", False)]}
-    assert F.answered(feats, 0.9, 0.32) == [] and F.answered(feats, 0.9, 0.32, (0.22, 1.0, 0.06)) == ["w1"]
-    assert F.answered(close, 0.9, 0.32, (0.22, 1.0, 0.06)) == []  # 0.26 < median 0.22 + 0.06
-    assert F.answered(close, 0.9, 0.32, (0.22, 0.8, 0.0)) == ["w4", "w5"]
+    p = "predicate"
+    assert F.answered(feats, 0.9, 0.32) == [] and F.answered(feats, 0.9, 0.32, (0.22, 1.0, 0.06), cosine=p) == ["w1"]
+    assert F.answered(close, 0.9, 0.32, (0.22, 1.0, 0.06), cosine=p) == []  # 0.26 < median 0.22 + 0.06
+    assert F.answered(close, 0.9, 0.32, (0.22, 0.8, 0.0), cosine=p) == ["w4", "w5"]
+    assert F.answered(close, 0.9, 0.32, (0.22, 1.0, 0.06)) == ["w4"]  # "mean" (in use): (0.26 + 0.3) / 2 stands out
     apart = {**feats, "cands": [(0.3, 0.3, 0.3, "w1", True), (0.0, 0.1, 0.1, "w2", False)]}  # some writes every word
     assert F.answered(apart, 0.9, 0.32, (0.22, 1.0, 0.06)) == ["w1", "w2"]  # the closest ("none clearly states"), as before
 
@@ -146,7 +148,9 @@ def test_the_meaning_rule_cites_the_best_only_when_it_stands_out_of_the_list() -
 def test_the_meaning_settings_are_the_fit_files_choice() -> None:
     from assistant.settings import Settings
 
-    chosen = json.loads(F.MEANING_FIT_PATH.read_text(encoding="utf-8"))["unwritten"]["chosen"]
+    fit = json.loads(F.MEANING_FIT_PATH.read_text(encoding="utf-8"))
+    chosen = fit[fit["in_use"]]["chosen"]
+    assert fit["in_use"] == "mean"  # assistant/followups.py averages the two cosines
     cs = Settings().collection
     assert (cs.followup_meaning_bar, cs.followup_meaning_ratio, cs.followup_meaning_margin) == (
         chosen["bar"], chosen["ratio"], chosen["margin"])
