@@ -33,6 +33,7 @@ from evals.data import (
     DATASETS_DIR,
     EVALS_DIR,
     LISTS_ABSENT_WRITTEN_PATH,
+    LISTS_CURATED_WRITTEN_PATH,
     LISTS_PATH,
     LISTS_WRITTEN_PATH,
     load_for_tuning,
@@ -322,7 +323,9 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     assistant = _open(data_dir)
     cs = assistant.settings.collection
     m = cs.min_listed if m is None else m
-    rows = [r for path in (LISTS_PATH, LISTS_WRITTEN_PATH, LISTS_ABSENT_WRITTEN_PATH) for r in load_for_tuning(path)
+    # the curated set (evals/lists_curated.py, its absent topics too) only when its type is asked for: the default fit is unchanged
+    paths = (LISTS_PATH, LISTS_WRITTEN_PATH, LISTS_ABSENT_WRITTEN_PATH) + ((LISTS_CURATED_WRITTEN_PATH,) if "list_curated" in types else ())
+    rows = [r for path in paths for r in load_for_tuning(path)
             if r.get("shape") == "list" and not r.get("previous") and r.get("type") in types]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
     feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
@@ -365,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                     "with it the fit is printed, not written")
     ap.add_argument("--min-listed", type=int, default=None, help="fit: the works always listed (default: the setting); "
                     "with it the fit is printed, not written")
-    ap.add_argument("--types", default=None, help="fit: comma-separated question types (list, list_written, list_reworded; default list,list_written); "
+    ap.add_argument("--types", default=None, help="fit: comma-separated question types (list, list_written, list_absent, list_reworded, list_curated; default list,list_written,list_absent); "
                     "with it the fit is printed, not written")
     ap.add_argument("--dry-run", action="store_true", help="fit: print, do not write evals/fits/lists.json")
     ap.add_argument("--no-meaning", action="store_true", help="fit: without the by-meaning rule (printed, not written)")

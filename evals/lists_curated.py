@@ -3,7 +3,8 @@ reading (``evals/datasets/lists_curated_written.jsonl``; helper E1, session 12, 
 
     python -m evals.lists_curated check [--data-dir D]    # validate the rows against the corpus
     assistant eval --dataset lists_curated_written        # list recall / precision beside the baseline
-    python -m evals.lists fit --types list,list_curated,list_absent   # the list rule's CV with them
+    python -m evals.lists fit --types list,list_written,list_absent,list_curated   # the list rule's CV with them
+    python -m evals.lists_curated variants [--data-dir D]  # other membership rules by meaning, same CV
 
 **Why.** ``lists_written`` takes as gold every work that writes a defined term, so many of its gold
 works mention the term in passing and a list of the abstracts really about the topic scores low
@@ -25,9 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
+import statistics
 import sys
 from typing import Any
+
+import numpy as np
 
 from evals.data import DATASETS_DIR, _norm, load_for_tuning
 
@@ -87,15 +92,165 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "judged_out": sum(len(r["judged_out"]) for r in rows if r["type"] == TYPE)}
 
 
+# --- other membership rules by meaning, measured by the fit's own CV ---------------------------------
+def variant_features(assistant: Any) -> list[dict[str, Any]]:
+    """The fit's features (evals.lists._features) of list_written, list_curated and list_absent, and
+    for a topic no candidate writes, per candidate: fused rank, best chunk cosine, best lexical score,
+    the feedback cosine and rank (5 documents), and its best sentence's cosine with the topic."""
+    from assistant.evidence import embed
+    from assistant.shape import detect
+    from assistant.topics import candidates, feedback
+    from evals.data import LISTS_ABSENT_WRITTEN_PATH, LISTS_WRITTEN_PATH, resolve_anchors
+    from evals.lists import _features
+    from evals.lists_rule import _written
+
+    rows = [r for path in (LISTS_WRITTEN_PATH, LISTS_ABSENT_WRITTEN_PATH, PATH) for r in load_for_tuning(path)
+            if r.get("shape") == "list" and not r.get("previous")]
+    questions, _ = resolve_anchors(rows, assistant.retriever.docs())
+    questions = sorted(questions, key=lambda q: q.id)
+    feats, engine = _features(assistant, questions), assistant.engine
+    for f, q in zip(feats, questions, strict=True):
+        if _written(f):
+            continue
+        topic = detect(q.text).topic or q.text
+        found = candidates(engine, topic, assistant.settings.collection.candidates)
+        feedback(engine, topic, found, 5)
+        q_vec = embed(engine.cache.embedder, [topic])[0]
+        sentences = engine.cache.get([c.doc.original for c in found])
+        f["x"] = [{"w": c.doc.work_id, "rank": c.rank, "dense": c.dense, "lex": c.lexical, "fb": c.feedback,
+                   "fb_rank": c.feedback_rank, "sent": float(np.max(v @ q_vec)) if len(v) else 0.0}
+                  for c, (_, v) in zip(found, sentences, strict=True)]
+    return [f for f in feats if "x" in f]
+
+
+def _score(f: dict[str, Any], picked: list[str]) -> float:
+    from evals.lists_rule import _f1
+
+    return float(bool(f.get("unwritten")) or not picked) if not f["gold"] else _f1(picked, f["gold"])
+
+
+def _best(train: list[dict[str, Any]], grid: list[tuple[Any, ...]], rule: Any) -> tuple[Any, ...]:
+    return max(grid, key=lambda c: statistics.fmean(_score(f, rule(f, *c)) for f in train))
+
+
+def _now(f: dict[str, Any], k: int, ratio: float, floor: float, fb: int) -> list[str]:
+    from evals.lists_rule import _pick
+
+    return _pick(f, 0.0, 1.0, 0, k, ratio, floor, True, fb)  # the shipped rule by meaning (weight / cut-off unused)
+
+
+def _knee(f: dict[str, Any], key: str, k: int, floor: float) -> list[str]:
+    """The ``k`` best by ``key``, cut at the largest drop between neighbours."""
+    xs = sorted(f["x"], key=lambda c: -c[key])[:k]
+    if max(c["dense"] for c in f["x"]) < floor:
+        return []
+    gaps = [xs[j][key] - xs[j + 1][key] for j in range(len(xs) - 1)]
+    return [c["w"] for c in xs[: int(np.argmax(gaps)) + 1]] if gaps else [c["w"] for c in xs]
+
+
+def _ratio(f: dict[str, Any], key: str, k: int, ratio: float, floor: float) -> list[str]:
+    if max(c["dense"] for c in f["x"]) < floor:
+        return []
+    xs = sorted(f["x"], key=lambda c: -c[key])[:k]
+    return [c["w"] for c in xs if c[key] >= ratio * xs[0][key]]
+
+
+def _gated(f: dict[str, Any], k: int, ratio: float, fb: int, lexical: float, high: float, low: float) -> list[str]:
+    """The shipped rule with its floor ``high`` for a topic a sentence partly writes (best lexical
+    score >= ``lexical``: the asker used the abstracts' words, so what they do not write is missing)
+    and ``low`` for one in the asker's own words."""
+    return _now(f, k, ratio, high if max(c["lex"] for c in f["x"]) >= lexical else low, fb)
+
+
+def _x(f: dict[str, Any]) -> np.ndarray:
+    xs = f["x"]
+    top = {k: max(c[k] for c in xs) for k in ("dense", "sent", "fb", "lex")}
+    return np.array([[math.log1p(c["rank"]), math.log1p(c["fb_rank"]), c["dense"], c["sent"], c["fb"], c["dense"] - top["dense"],
+                      c["sent"] - top["sent"], c["fb"] - top["fb"], top["dense"], top["sent"], c["lex"], top["lex"]] for c in xs])
+
+
+def _logistic(train: list[dict[str, Any]], l2: float = 1.0) -> Any:
+    """A logistic membership model (Newton's method, L2 ``l2``) over ``_x``, and its threshold by
+    mean F1 on ``train``; returns the rule."""
+    a = np.vstack([_x(f) for f in train])
+    y = np.array([float(c["w"] in f["gold"]) for f in train for c in f["x"]])
+    mu, sd = a.mean(0), a.std(0) + 1e-9
+    z = np.hstack([np.ones((len(a), 1)), (a - mu) / sd])
+    w, reg = np.zeros(z.shape[1]), l2 * np.diag([0.0] + [1.0] * a.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-z @ w))
+        w -= np.linalg.solve((z * (p * (1 - p))[:, None]).T @ z + reg, z.T @ (p - y) + reg @ w)
+
+    def rule(f: dict[str, Any], th: float) -> list[str]:
+        p = 1 / (1 + np.exp(-(np.hstack([np.ones((len(f["x"]), 1)), (_x(f) - mu) / sd]) @ w)))
+        return [f["x"][j]["w"] for j in np.argsort(-p)[:25] if p[j] >= th]
+
+    th = _best(train, [(t,) for t in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6)], rule)
+    return lambda f: rule(f, *th)
+
+
+def variants(feats: list[dict[str, Any]], folds: int = 5) -> dict[str, Any]:
+    """Each rule's held-out mean F1 and per type recall / precision (absent: said none), mean ± sd
+    over ``folds`` folds by topic (as ``python -m evals.lists fit``), each fold's constants fitted
+    on the others."""
+    from evals.lists_metrics import _defined, _summary, scores
+    from evals.lists_rule import FLOORS, RANKS, RATIOS
+
+    rules: dict[str, Any] = {
+        "settings now": lambda tr: lambda f: _now(f, 20, 0.85, 0.55, 5),
+        "shipped rule refit": lambda tr: _fitted(tr, [(k, r, fl, fb) for k in RANKS[1:] for r in RATIOS for fl in FLOORS
+                                                      for fb in (0, 3, 5)], _now),
+        "knee on feedback cosine": lambda tr: _fitted(tr, [("fb", k, fl) for k in (4, 6, 8, 10, 12, 15) for fl in FLOORS], _knee),
+        "knee on best sentence": lambda tr: _fitted(tr, [("sent", k, fl) for k in (4, 6, 8, 10, 12, 15) for fl in FLOORS], _knee),
+        "ratio on best sentence": lambda tr: _fitted(tr, [("sent", k, r, fl) for k in (4, 6, 8, 10, 15, 20)
+                                                          for r in (0.7, 0.8, 0.85, 0.9, 0.95) for fl in FLOORS], _ratio),
+        "lexically gated floor": lambda tr: _fitted(tr, [(k, r, fb, lx, hi, lo) for k in (6, 10, 20) for r in (0.6, 0.7, 0.8, 0.85)
+                                                         for fb in (3, 5) for lx in (0.2, 0.25, 0.3, 0.35)
+                                                         for hi in (0.5, 0.55, 0.6) for lo in (0.0, 0.4, 0.45, 0.5)], _gated),
+        "logistic membership": _logistic}
+    groups = sorted({f["group"] for f in feats})
+    fold_of = {g: j % folds for j, g in enumerate(groups)}
+    types = sorted({f["type"] for f in feats})
+    out: dict[str, Any] = {}
+    for name, make in rules.items():
+        per: dict[str, list[float]] = {"f1": []}
+        for i in range(folds):
+            rule = make([f for f in feats if fold_of[f["group"]] != i])
+            test = [f for f in feats if fold_of[f["group"]] == i]
+            per["f1"].append(statistics.fmean(_score(f, rule(f)) for f in test))
+            for ty in types:
+                held = [f for f in test if f["type"] == ty]
+                if held and ty == ABSENT:
+                    per.setdefault(f"{ty} said_none", []).append(statistics.fmean(_score(f, rule(f)) for f in held))
+                elif held:
+                    rp = [scores(rule(f), f["gold"]) for f in held]
+                    per.setdefault(f"{ty} recall", []).append(statistics.fmean(r for r, _ in rp))
+                    per.setdefault(f"{ty} precision", []).extend(_summary(_defined([p for _, p in rp]))[:1])
+        out[name] = {k: _summary(v) for k, v in per.items()}
+    return out
+
+
+def _fitted(train: list[dict[str, Any]], grid: list[tuple[Any, ...]], rule: Any) -> Any:
+    chosen = _best(train, grid, rule)
+    return lambda f: rule(f, *chosen)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.lists_curated", description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["check"])
+    ap.add_argument("command", choices=["check", "variants"])
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
     args = ap.parse_args(argv)
     from evals.lists import _open
 
+    assistant = _open(args.data_dir)
+    if args.command == "variants":
+        feats = variant_features(assistant)
+        print(json.dumps({"command": "python -m evals.lists_curated variants", "questions": len(feats),
+                          "by_type": {t: sum(f["type"] == t for f in feats) for t in sorted({f["type"] for f in feats})},
+                          "rules": variants(feats)}, indent=1))
+        return 0
     rows = load_for_tuning(PATH)
-    problems = check(_open(args.data_dir).retriever.docs(), rows)
+    problems = check(assistant.retriever.docs(), rows)
     print(json.dumps({"problems": problems, **summary(rows)}, indent=1))
     return 1 if problems else 0
 
