@@ -34,14 +34,31 @@ Hits = list[tuple[StoredDoc, float]]
 
 def caveat_text(missing: list[str], model_declined: bool = False, unstated: list[str] | None = None) -> str:
     """What the caveat says: the names no source mentions; else that the model found no direct
-    answer; else, where it can, the question's words the closest statements leave unstated."""
+    answer; else that they may not answer; the last two name, where they can, the question's words
+    the closest statements leave unstated (a checked statement of what is missing)."""
     if missing:
         return f"None of the abstracts found mentions {join_names(missing)}; the closest ones state:"
     if model_declined:
-        return "The model found no direct answer in the abstracts; the closest statements are:"
+        return ("The model found no direct answer in the abstracts: the closest statements below do not mention "
+                f"{join_names(unstated)}." if unstated else "The model found no direct answer in the abstracts; the closest statements are:")
     if unstated:
         return f"The abstracts found may not answer this directly: the closest statements below do not mention {join_names(unstated)}."
     return "The abstracts found may not answer this directly; the closest statements are:"
+
+
+def caveat_for(kind: str, named: list[str], missing: list[str], absent: str = "",
+               item: tuple[str, bool] | None = None, unstated: list[str] | None = None) -> str:
+    """The caveat's text for its kind (``caveat_kind``): ``named`` what the answer's sentences
+    describe, ``item`` the asked-for item they leave unstated (phrase, whether a count), ``unstated``
+    the question's words they do not mention. A model's decline says what the checks found missing
+    where they found it (the item, else the words), not only that the model found no answer."""
+    if kind == CAVEAT_FIGURE:
+        return figure_caveat(named)
+    if kind == CAVEAT_MODEL_ABSENCE:
+        return absence_caveat(absent, named)
+    if item and kind in (CAVEAT_ASKED_ITEM, CAVEAT_MODEL_DECLINED):
+        return focus_caveat(item[0], named, item[1])
+    return caveat_text(missing, kind == CAVEAT_MODEL_DECLINED, unstated)
 
 
 def caveat_kind(missing: bool, model_declined: bool = False, figure: bool = False, absent: bool = False,

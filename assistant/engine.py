@@ -22,15 +22,12 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     MODEL_REFUSAL,
     NO_FIGURE,
     REFUSAL_TEXT,
-    absence_caveat,
     add_usage,
+    caveat_for,
     caveat_kind,
-    caveat_text,
     citations,
     cited_parts,
     described,
-    figure_caveat,
-    focus_caveat,
     join_names,
     model_absence,
 )
@@ -196,18 +193,19 @@ class AnswerEngine:
         turn.absent = turn.absent or model_absence(answer.sentences)  # the model's "does not specify X"
         figure = d is not None and d.outcome == "answer" and not model_declined and quantity_unstated(turn.asked, said)
         # the item the question asks for, unstated by the sentences (assistant/focus.py)
-        item = None if d is None or d.missing or model_declined or figure or not self.settings.caveat.asked_item \
+        # (after a model's decline too: its caveat then names what is unstated, not only "no direct answer")
+        item = None if d is None or d.missing or figure or not self.settings.caveat.asked_item \
             else unstated_focus(turn.asked, said, cited_parts(answer.sentences))
         absent = "" if d is None or d.missing or figure or not self.settings.caveat.asked_item else turn.absent
         if d is None or (d.outcome != "caveat" and not model_declined and not (figure or item or absent)) or not answer.citations:
             return answer
         # which caveat: the order lives in answer_text.caveat_kind alone; the text follows the kind
-        kind = answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent), item is not None)
-        named = described(turn.asked, said)
-        answer.caveat = figure_caveat(named) if kind == kinds.CAVEAT_FIGURE else absence_caveat(absent, named) \
-            if kind == kinds.CAVEAT_MODEL_ABSENCE else focus_caveat(item.phrase, named, item.quantity) if item and kind == kinds.CAVEAT_ASKED_ITEM \
-            else caveat_text(d.missing, model_declined, unstated(turn.asked, said, self.idf(), nouns=nominal(turn.asked))
-                             if kind == kinds.CAVEAT_WEAK_MATCH else [])
+        kind = answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent),
+                                                item is not None and not model_declined)  # a decline stays its kind
+        words = unstated(turn.asked, said, self.idf(), nouns=nominal(turn.asked)) \
+            if kind in (kinds.CAVEAT_WEAK_MATCH, kinds.CAVEAT_MODEL_DECLINED) else []
+        answer.caveat = caveat_for(kind, described(turn.asked, said), d.missing, absent,
+                                   item and (item.phrase, item.quantity), words)
         answer.text = f"{answer.caveat} {answer.text}"
         return answer
 

@@ -142,3 +142,17 @@ def test_refresh_replaces_a_stale_extractive_state_with_todays(corpus: Assistant
     assert r["extractive_at"] == "abc1234" and r["extractive"]["refused"] is False and "text" in r["extractive"]
     lost = row(True, 0.5, False) | {"key": "dev:no-such-question:plain:lead1", "extractive": stale}
     assert refresh(corpus, [lost], "abc1234")["missing"] == 1 and lost["extractive"] is stale
+
+
+def test_a_declines_caveat_names_the_item_the_sources_leave_unstated(corpus_dir: Path, mock_model: Any) -> None:
+    """The decline is a hedge either way; where the asked-for item check (assistant/focus.py) finds
+    what the quoted statements leave unstated, the caveat says it ("describe LASP-2 but do not state
+    the license"), not only that the model found no answer. It stays a decline by its kind."""
+    mock_model.enqueue("NOT IN SOURCES")
+    _, answer = streamed(lead(corpus_dir, None), "What is the license of the LASP-2 code?", backend="mock")
+    assert answer.fallback_reason == DECLINED_REASON and answer.caveat_kind == CAVEAT_MODEL_DECLINED
+    assert answer.caveat is not None and answer.caveat.startswith("The abstracts found describe LASP-2 but do not state the license")
+    assert answer.text.startswith(answer.caveat) and answer.citations and not answer.refused
+    mock_model.enqueue("NOT IN SOURCES")
+    _, plain = streamed(lead(corpus_dir, None), QUESTION, backend="mock")
+    assert plain.caveat_kind == CAVEAT_MODEL_DECLINED and (plain.caveat or "").startswith("The model found no direct answer")
