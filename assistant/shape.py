@@ -136,6 +136,7 @@ from assistant.shape_frames import (
     _WAYS,
     _WH_LIST,
     _WH_MASS,
+    _WH_MASS_VERB,
     _WH_METHODS,
     _WHAT_ABOUT,
     _WHAT_THERE,
@@ -335,8 +336,8 @@ def _list(q: str, previous_was_list: bool) -> Shape | None:
         return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
     if (m := _WH_LIST.match(q)) and not _WORKS_VERB.match(q) and not _named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):
         return _listed(m.group("rest"))
-    for pattern in (_WH_MASS, _ANYONE):  # a question of what work exists, unless about one work or a claim
-        if (m := pattern.match(q)) and not _ONE_WORK.search(m.group("rest")) and not (pattern is _ANYONE and _CLAIM.match(m.group("rest"))):
+    for pattern in (_WH_MASS, _WH_MASS_VERB, _ANYONE):  # what work exists / does X, unless about one work or a claim
+        if (m := pattern.match(q)) and not _ONE_WORK.search(m.group("rest")) and not (pattern is not _WH_MASS and _CLAIM.match(m.group("rest"))):
             return _listed(m.group("rest"))
     if (m := _WH_METHODS.match(q)) and (_LOCATIVE.search(q) or not m.group("the")) and _methods_list(q, m.group("rest")):
         # "What are the (two main) models…": a definite plural is a set the context fixes (one work's)

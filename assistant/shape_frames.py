@@ -295,6 +295,12 @@ _ANYONE = re.compile(rf"^\s*{_AUX}\s+(?:anyone|anybody|someone|somebody|anything
 _WH_MASS = re.compile(rf"{_LEAD}(?:what|which)\s+(?:(?:kinds?|sorts?|types?)\s+of\s+)?{_MOD}(?:work|research|literature)\s+"
                       rf"(?:(?:is|are)\s+there|exists?|is\s+available|(?:has|have)\s+been\s+(?:done|carried\s+out|undertaken|\w+ed|written)"
                       rf"|(?:do|does)\s+(?:you|(?:the|this|my)\s+{_COLL})\s+(?:have|hold|contain)|(?:is|are)(?=\s+(?:in\s+)?here\b))\b(?P<rest>.*)$", re.I)
+# "What research addresses X?", "What literature has examined X?": "research" and "literature" are mass
+# nouns (no "a research", no plural), so as the subject of a lexical verb, present ("-s") or present perfect,
+# they name the body of writing doing it, not one work; "work" is left out ("what work inspired X" may mean
+# one paper, a count noun). A that-clause after the verb is a claim's fact (``_CLAIM``, in ``_list``).
+_WH_MASS_VERB = re.compile(rf"{_LEAD}(?:what|which)\s+{_MOD}(?:research|literature)\s+(?:(?:has|have)\s+(?!been\b))?"
+                           rf"(?P<rest>(?!(?:is|was|has|does|says)\b)[a-z]+(?:s|ed)\b.*)$", re.I)
 _HAVE = re.compile(rf"^\s*(?:what\s+)?(?:do(?:es)?\s+)?(?:you|the\s+{_COLL}|this\s+{_COLL}|my\s+{_COLL})\s+(?:have|hold|contain|include)\s+"
                    rf"(?:(?:any|some)\s+)?(?:{_MOD}{_WORKS}|{_MASS})?\b(?P<rest>.*)$", re.I)
 _BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})(?:\s+(?:in\s+)?here|\s+in\s+(?:the|this|my|your|our)\s+{_COLL})?\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)

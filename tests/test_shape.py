@@ -379,3 +379,23 @@ def test_a_closing_politeness_marker_is_not_part_of_the_topic(question: str, kin
 ])
 def test_a_naming_apposition_lists_by_the_name(question: str, topic: str) -> None:
     assert detect(question).topic == topic
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What research addresses catastrophic forgetting?", "catastrophic forgetting"),
+    ("Which literature covers retrieval augmentation?", "retrieval augmentation"),
+    ("What research has examined tokenization?", "tokenization"),
+])
+def test_a_mass_noun_for_writing_doing_something_asks_for_a_list(question: str, topic: str) -> None:
+    # "research" / "literature" have no singular work reading: as a verb's subject they name the body of writing
+    shape = detect(question)
+    assert shape.kind == LIST and shape.topic == topic
+
+
+@pytest.mark.parametrize("question", [
+    "What research shows that scaling helps?",  # a claim's fact: the that-clause
+    "What research does the LASP-2 paper build on?",  # an auxiliary: a question about one work
+    "What research inspired the Mamba paper?",  # one work's background
+])
+def test_a_mass_noun_subject_about_one_work_or_a_claim_stays_a_fact(question: str) -> None:
+    assert detect(question).is_fact
