@@ -191,9 +191,11 @@ def test_trickling_server_is_stopped_at_the_answer_deadline(fake_openai: Any) ->
     """Every read is quick (well under openai_timeout), but the answer never ends: the deadline stops it."""
     words = [f"w{i}" for i in range(2000)]
     fake_openai.enqueue_fault("trickle", text=" ".join(words), interval=0.02)
-    model = make_model(fake_openai, answer_deadline_s=0.5, openai_timeout=5.0, openai_max_retries=0)
+    # 2 s: room for the first words on a loaded machine (0.5 s missed them once, under a load of ~7);
+    # the 2000 words take 40 s, so the deadline still falls mid-stream
+    model = make_model(fake_openai, answer_deadline_s=2.0, openai_timeout=5.0, openai_max_retries=0)
     received: list[str] = []
-    with pytest.raises(LLMError, match=r"deadline of 0\.5 s \(answer_deadline_s\)"):
+    with pytest.raises(LLMError, match=r"deadline of 2(?:\.0)? s \(answer_deadline_s\)"):
         for delta in model.stream(MESSAGES, max_tokens=4000):
             received.append(delta)
     assert received, "the stream had started before the deadline"
