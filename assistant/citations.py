@@ -40,7 +40,7 @@ from assistant.types import AnswerSentence, Evidence
 
 _MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _MARK_RE = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # one marker: [1], [1, 2], [1;3], [2-4]
-_MARK_ANY = re.compile(rf"\s*{_MARK_RE}")
+_MARK_ANY = re.compile(rf"\s*{_MARK_RE}")  # a marker with the space before it (what strip_markers removes); the project's own [n] format
 _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 DANGLING = "dropped: a citation marker stands where a name should be, so the sentence cannot be read without it"
 

@@ -19,13 +19,18 @@ _COLL = r"(?:collection|corpus|library|index|set|database)"
 # and "A vs B".
 _COMPARE = [
     re.compile(r"^\s*(?:please\s+|can\s+you\s+)?(?:compare|contrast)\b(?P<rest>.*)$", re.I),
+    # a wh-adverb of manner or respect with a verb or adjective of (dis)likeness: "how do A and B differ",
+    # "in what ways are A and B alike", "how does A stack up against B"
     re.compile(r"^\s*(?:how|in\s+(?:what|which)\s+(?:ways?|respects?|sense))\s+(?:do|does|did|is|are)\b(?P<rest>.*?\b(?:differ|different|compare|contrast|stack\s+up|alike|similar)\b.*)$", re.I),
     # a deliberative modal over named options ("Should I use A or B for X?"): which to choose is a comparison
+    # (a first- or second-person subject, a verb of choosing, "or" joining the options)
     re.compile(r"^\s*(?:should|would|could|do)\s+(?:i|we|you)\s+(?:use|pick|choose|go\s+with|prefer|recommend)\s+(?P<rest>.+?\bor\b.+)$", re.I),
-    # "where" asks in which respects ("where do A and B differ"); a degree of likeness ("how similar are A and B")
+    # "where" asks in which respects: "where do A and B differ"
     re.compile(r"^\s*where\s+(?:do|does|did)\b(?P<rest>.*?\bdiffer\b.*)$", re.I),
+    # "how" + an adjective of likeness, then the copula, asks a degree of two things: "how similar are A and B"
     re.compile(r"^\s*how\s+(?:similar|different|alike|comparable|close)\s+(?:are|is|were)\b(?P<rest>.*)$", re.I),
     re.compile(r"^\s*what\s+(?:distinguishes|separates|sets)\b(?P<rest>.*)$", re.I),
+    # relational nouns that take "between" two things: "the difference(s) / similarities / trade-offs between A and B"
     re.compile(r"\b(?:differences?|similarit(?:y|ies)|contrast|distinction|trade-?offs?)\s+between\b(?P<rest>.*)$", re.I),
     # nouns of weighing two things against each other: "the pros and cons of A versus B", "the relative merits of A and B"
     re.compile(r"\b(?:pros\s+and\s+cons|strengths\s+and\s+weaknesses|relative\s+(?:merits|strengths))\s+of\b(?P<rest>.*)$", re.I),
