@@ -38,12 +38,10 @@ def caveat_text(missing: list[str], model_declined: bool = False, unstated: list
     the closest statements leave unstated (a checked statement of what is missing)."""
     if missing:
         return f"None of the abstracts found mentions {join_names(missing)}; the closest ones state:"
-    if model_declined:
-        return ("The model found no direct answer in the abstracts: the closest statements below do not mention "
-                f"{join_names(unstated)}." if unstated else "The model found no direct answer in the abstracts; the closest statements are:")
+    head = "The model found no direct answer in the abstracts" if model_declined else "The abstracts found may not answer this directly"
     if unstated:
-        return f"The abstracts found may not answer this directly: the closest statements below do not mention {join_names(unstated)}."
-    return "The abstracts found may not answer this directly; the closest statements are:"
+        return f"{head}: the closest statements below do not mention {join_names(unstated)}."
+    return f"{head}; the closest statements are:"
 
 
 def caveat_for(kind: str, named: list[str], missing: list[str], absent: str = "",
