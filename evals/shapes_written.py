@@ -21,7 +21,8 @@ memory": one work's fact, one name). Each label was decided from the question's 
 Five batches, each written before the frames were widened on it: ``QUESTIONS`` (SW*, 86), then
 ``FRESH`` (SX*), ``FRESH2`` (SY*), ``FRESH3`` (SZ*), each measured on the detector of the round before
 (its types end "_fresh", "_fresh2", "_fresh3") and then tuned on; ``HOLDOUT`` (SH*, "_holdout", 44)
-was never tuned on: its confusion is the figure for wording nobody tuned on.
+was never tuned on: its confusion is the figure for wording nobody tuned on. ``HOLDOUT2`` (SQ*,
+"_holdout2", 30, evals/shapes_written_holdout2.py) was written after SH* had been seen, for the same role.
 
 No gold abstracts: the split measures the shape only (``shapes``); ``build`` checks that every row
 has a known shape, a unique id and question, and that no row repeats a question of another tuning
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.data import DATASETS_DIR, load_for_tuning, resolve_path
+from evals.shapes_written_holdout2 import HOLDOUT2, MADE_HOLDOUT2
 
 PATH = DATASETS_DIR / "shapes_written.jsonl"
 MADE = ("hand-written by helper E3 (session 12, #21): questions a researcher might type, each labelled with its shape "
@@ -342,11 +344,12 @@ HOLDOUT: list[tuple[str, str]] = [
 def rows() -> list[dict[str, Any]]:
     def row(prefix: str, i: int, shape: str, q: str, batch: str) -> dict[str, Any]:
         return {"id": f"{prefix}{i:03d}", "question": q, "type": TYPES[shape] + batch, "shape": shape,
-                "split": "shapes_written", "gold_anchors": [], "key_points": [], "previous": None, "made": MADE}
+                "split": "shapes_written", "gold_anchors": [], "key_points": [], "previous": None,
+                "made": MADE_HOLDOUT2 if batch == "_holdout2" else MADE}
 
     return [row(prefix, i, shape, q, batch) for prefix, batch, questions in (("SW", "", QUESTIONS), ("SX", "_fresh", FRESH),
                                                                             ("SY", "_fresh2", FRESH2), ("SZ", "_fresh3", FRESH3),
-                                                                            ("SH", "_holdout", HOLDOUT))
+                                                                            ("SH", "_holdout", HOLDOUT), ("SQ", "_holdout2", HOLDOUT2))
             for i, (shape, q) in enumerate(questions, 1)]
 
 
