@@ -59,7 +59,7 @@ import numpy as np
 from assistant.citations import Verifier
 from assistant.evidence import terms
 from assistant.followups import caveat as meaning_caveat
-from assistant.followups import closest_in_meaning
+from assistant.followups import closest_in_meaning, quote_stating
 from assistant.grounding import mentioned
 from assistant.grounding import names as name_phrases
 from assistant.hits import to_hit
@@ -204,6 +204,7 @@ def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -
     if shape.predicate and shape.predicate != shape.topic:
         for c, p in zip(found, rescored(engine, shape.predicate, docs), strict=True):
             c.dense = p.dense
+    quote_stating(engine, shape, found)  # each quotes its sentence that states the filter (assistant/followups.py)
     w = cfg.followup_lexical_weight
     ranked = sorted(found, key=lambda c: -c.relevance(w))
     listed = [c for c in ranked if c.relevance(w) >= cfg.followup_cutoff]

@@ -48,13 +48,9 @@ def _has_run(seq: list[str], run: list[str]) -> bool:
     return n > 0 and any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
 
 
-def best_sentence(text: str, q_terms: list[str], idf: Any, alias: re.Pattern[str] | None = None) -> tuple[float, tuple[int, int]]:
-    """The sentence that best names the topic and its lexical score: half for the share of the
-    topic's terms it holds (IDF-weighted), half for holding them in the topic's order, side by side
-    (a multiword term is a fixed expression: "state space models", not "state ... models"; a
-    one-word topic is held wherever its word is). A sentence that writes the topic's other name
-    (``alias``: its acronym, or for an acronym its expansion) names it in full."""
-    best, span = -1.0, (0, len(text))
+def sentence_scores(text: str, q_terms: list[str], idf: Any, alias: re.Pattern[str] | None = None) -> list[tuple[float, tuple[int, int]]]:
+    """Each sentence's lexical score for the topic and its span (``best_sentence`` reads the best)."""
+    out = []
     for s in split_sentences(text):
         sentence = text[s.start : s.end]
         seq = terms(sentence)
@@ -62,8 +58,20 @@ def best_sentence(text: str, q_terms: list[str], idf: Any, alias: re.Pattern[str
             score = 1.0
         else:
             score = 0.5 * coverage(q_terms, set(seq), idf) + 0.5 * float(_has_run(seq, q_terms))
+        out.append((score, (s.start, s.end)))
+    return out
+
+
+def best_sentence(text: str, q_terms: list[str], idf: Any, alias: re.Pattern[str] | None = None) -> tuple[float, tuple[int, int]]:
+    """The sentence that best names the topic and its lexical score: half for the share of the
+    topic's terms it holds (IDF-weighted), half for holding them in the topic's order, side by side
+    (a multiword term is a fixed expression: "state space models", not "state ... models"; a
+    one-word topic is held wherever its word is). A sentence that writes the topic's other name
+    (``alias``: its acronym, or for an acronym its expansion) names it in full."""
+    best, span = -1.0, (0, len(text))
+    for score, at in sentence_scores(text, q_terms, idf, alias):
         if score > best + 1e-9:
-            best, span = score, (s.start, s.end)
+            best, span = score, at
     return max(best, 0.0), span
 
 

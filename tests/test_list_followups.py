@@ -174,3 +174,52 @@ def test_the_meaning_sessions_are_what_the_script_writes_and_every_listed_abstra
         works = {docs[d].work_id for d in listed}
         mine = {q.id: q.gold for q in questions if q.id.startswith(r["id"] + "-")}
         assert set().union(*mine.values()) == works
+
+
+# --- the quoted sentence (assistant/followups.py ``quote_stating``; helper G3, session 13) ----------
+@pytest.mark.parametrize(("first", "follow", "word"), [
+    ("Show me work on key-value caches.", "Which of these shorten the input the model sees?", "compression"),
+    ("What papers are there on named entity recognition?", "Which of these are about languages other than English?", "hebrew"),
+])
+def test_a_follow_up_by_meaning_quotes_the_sentence_that_states_the_filter(corpus: Assistant, first: str, follow: str, word: str) -> None:
+    """No listed abstract writes the filter's words; the abstract cited by meaning quotes its own
+    claim that states it (first person, closest in meaning), not its opening background sentence."""
+    _, ans = _after(corpus, first, follow)
+    assert ans.caveat_kind == "list_by_meaning" and ans.citations
+    cited = [i for i in ans.items if i.cited]
+    assert any(word in i.text.lower() for i in cited)
+    assert not any(" ".join(c.text.split()).startswith(i.text) for i, c in zip(cited, ans.citations, strict=True))
+
+
+def test_the_none_mentions_answer_shows_the_neighbours_sentences_closest_to_the_filter(corpus: Assistant) -> None:
+    """"less compute to train": none of the distillation abstracts writes it; the closest three shown
+    (uncited) quote what each states nearest to it, an efficiency claim among them."""
+    _, ans = _after(corpus, "Which papers here are on knowledge distillation?", "Which of these need less compute to train?")
+    assert ans.caveat_kind == "list_none" and not ans.citations
+    assert any("efficien" in i.text.lower() for i in ans.items)
+
+
+def test_the_quote_prefers_the_papers_own_claim_then_the_closest() -> None:
+    import numpy as np
+
+    from assistant.followups import _stating, own_claim
+
+    text = "Prior work compresses prompts. We propose a compression method. It is fast."
+    spans = [(0, 30), (31, 63), (64, 75)]
+    assert own_claim(text[31:63]) and not own_claim(text[0:30])
+    assert _stating(text, spans, np.array([0.9, 0.5, 0.1])) == 1  # the paper's own claim over a closer background sentence
+    assert _stating(text, spans, np.array([0.9, 0.5, 0.1]), [True, False, True]) == 0  # only among the eligible
+    assert _stating("A. B.", [(0, 2), (3, 5)], np.array([0.1, 0.4])) == 1  # none in the first person: the closest
+
+
+def test_followup_quotes_scores_a_rule_by_the_answers_key_points() -> None:
+    from evals import followup_quotes as Q
+
+    it = {"work": "w1", "cited": True, "quote": "Background work.", "mentions": False, "lexical_quote": "Background work.",
+          "sentences": ["Background work.", "We compress prompts."], "cos": [[0.5, 0.5], [0.2, 0.2]]}
+    f = {"id": "MF1", "key_points": ["compress"], "gold": ["w1"], "topic": "shorter input", "predicate": "shorten the input",
+         "caveat_kind": "list_by_meaning", "text": "Head:\n[1] L — Background work.", "naive_kp": 0.0, "listed": [it]}
+    assert Q.answer_kp(f, Q.now, None) == 0.0 and Q.quote_states(f, Q.now, None) == [0.0]
+    stating = Q.rules(lambda t: 1.0)["stating"][0]
+    assert Q.answer_kp(f, stating, None) == 1.0 and Q.diagnose(f)["wrong_sentence"] == 1
+    assert Q._close("reduc", "reduct") and Q._close("fast", "faster") and not Q._close("use", "user") and not Q._close("generat", "general")
