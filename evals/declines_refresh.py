@@ -6,7 +6,10 @@ same question, so a stale extractive state misjudges every rule. The model is no
 decline heard is a hedge whatever the code, and a decline overruled is extraction's answer, which
 this refreshes. Each row's ``extractive`` state is replaced; ``extractive_at`` records the commit
 (and ``+dirty`` when assistant/ had uncommitted changes); the decision's outcome / relevance is
-compared with the cached one and the changes counted (they would make the cached decline stale)::
+compared with the cached one and the changes counted (they would make the cached decline stale).
+Each row also gets ``checks``: what the checks (assistant/focus.py, extractive.unstated) find on
+the statements a decline would quote (``checks``; issue #20, session 13, read by
+evals/declines_checks.py)::
 
     python -m evals.declines_refresh --data-dir D [--cache evals/fits/declines_cache.jsonl]
 """
@@ -28,6 +31,36 @@ def commit() -> str:
     return head + ("+dirty" if dirty else "")
 
 
+def checks(assistant: Any, text: str, exclude: set[str] | None) -> dict[str, Any]:
+    """What the checks find missing in the statements a heard decline quotes (the engine's
+    ``_extractive(..., model_declined=True)``, the same path): the asked-for item unstated
+    (``focus.unstated_focus``; ``has_focus``: the question has an item at all), a figure asked for
+    and unstated, the question's noun-phrase words the statements do not mention (``unstated``
+    uncapped: every such word the collection uses; ``nominal``: how many such words the question
+    has), the names no source mentions, and the decline's caveat as the product writes it."""
+    from assistant.answer_text import cited_parts
+    from assistant.extractive import quantity_unstated, unstated
+    from assistant.focus import focus, nominal, unstated_focus
+    from assistant.types import Answer
+
+    engine = assistant.engine
+    turn = engine.analyze(text, assistant.settings.top_k, exclude)
+    d = turn.decision
+    if d is None or turn.evidence is None or d.outcome == "refuse":
+        return {"quoted": False}
+    ans = engine._extractive(Answer(question=text, text=""), turn, model_declined=True)
+    said = " ".join(s.text for s in ans.sentences if s.supported)
+    item = unstated_focus(turn.asked, said, cited_parts(ans.sentences))
+    nouns = nominal(turn.asked)
+    idf = engine.idf()
+    words = unstated(turn.asked, said, idf, n=99, nouns=nouns)
+    usable = unstated(turn.asked, "", idf, n=99, nouns=nouns)  # the nominal words the collection uses
+    return {"quoted": True, "has_focus": focus(turn.asked) is not None, "item_unstated": item is not None,
+            "item": item.phrase if item else "", "figure_unstated": quantity_unstated(turn.asked, said),
+            "unstated": words, "nominal": len(usable), "missing": list(d.missing),
+            "caveat": ans.caveat, "sentences": sum(s.supported for s in ans.sentences)}
+
+
 def refresh(assistant: Any, rows: list[dict[str, Any]], at: str) -> dict[str, int]:
     """Replace each row's extractive state in place; count what moved."""
     docs = assistant.retriever.docs()
@@ -45,7 +78,7 @@ def refresh(assistant: Any, rows: list[dict[str, Any]], at: str) -> dict[str, in
         new = _state(assistant.ask(q.text, backend="extractive", exclude=exclude), q.gold, docs)
         hedge = ("refused", "caveated", "caveat_kind")
         moved["extractive_changed"] += any(new[h] != r["extractive"].get(h) for h in hedge)
-        r["extractive"], r["extractive_at"] = new, at
+        r["extractive"], r["extractive_at"], r["checks"] = new, at, checks(assistant, q.text, exclude)
         moved["rows"] += 1
     return moved
 
