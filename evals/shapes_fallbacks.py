@@ -13,7 +13,8 @@ When the frames (``assistant.shape.detect``) say "fact":
   of the neighbours' weight and the nearest is at least ``FLOOR`` close.
 
 Neither is shipped: each adds false overviews / lists on the single-fact splits (the brief allows
-none beyond today's), for a few overviews more (figures: docs/measurements.md, "Session 12", Question shapes).
+none beyond today's), for a few overviews more (figures: docs/measurements.md, "Session 12", Question shapes). A third,
+from the retrieval evidence (``evals.shapes_evidence``, session 13), was rejected too.
 """
 from __future__ import annotations
 
