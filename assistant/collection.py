@@ -59,7 +59,7 @@ import numpy as np
 from assistant.citations import Verifier
 from assistant.evidence import terms
 from assistant.followups import caveat as meaning_caveat
-from assistant.followups import closest_in_meaning, quote_stating
+from assistant.followups import closest_in_meaning, filter_vectors, quote_stating
 from assistant.grounding import mentioned
 from assistant.grounding import names as name_phrases
 from assistant.hits import to_hit
@@ -204,13 +204,13 @@ def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -
     if shape.predicate and shape.predicate != shape.topic:
         for c, p in zip(found, rescored(engine, shape.predicate, docs), strict=True):
             c.dense = p.dense
-    quote_stating(engine, shape, found)  # each quotes its sentence that states the filter (assistant/followups.py)
+    quote_stating(engine, shape, found, q_vecs := filter_vectors(engine, shape))  # the sentence stating the filter
     w = cfg.followup_lexical_weight
     ranked = sorted(found, key=lambda c: -c.relevance(w))
     listed = [c for c in ranked if c.relevance(w) >= cfg.followup_cutoff]
     if listed:
         return _listing(engine, base, shape, listed, [], cfg.display_max)
-    meant = [] if any(c.mentions for c in ranked) else closest_in_meaning(engine, shape, ranked)
+    meant = [] if any(c.mentions for c in ranked) else closest_in_meaning(engine, shape, ranked, q_vecs)
     if meant:  # none writes the filter's words; these state something close to it (assistant/followups.py)
         base.caveat, base.caveat_kind = meaning_caveat(shape, len(ranked), len(meant)), CAVEAT_LIST_BY_MEANING
         return _listing(engine, base, shape, meant, [], cfg.display_max)

