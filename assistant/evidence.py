@@ -73,7 +73,7 @@ class Idf:
 
 def coverage(query_terms: Iterable[str], sentence_terms: set[str], idf: Idf) -> float:
     """IDF-weighted share of the query's content words found in the sentence."""
-    q = set(query_terms)
+    q = list(dict.fromkeys(query_terms))  # summed in the query's order: a set's order (and the float sum's last bit) moves with PYTHONHASHSEED
     total = sum(idf(t) for t in q)
     found = sum(idf(t) for t in q if t in sentence_terms)
     return found / total if total else 0.0

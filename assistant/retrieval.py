@@ -106,6 +106,7 @@ class HybridRetriever:
         self._cache: OrderedDict[str, StoredDoc] = OrderedDict()
         self._idf: Idf | None = None
         self._filters: FilterTable | None = None
+        self._whole: dict[str, tuple[list[str], np.ndarray]] = {}  # a small collection's every vector (_whole_vectors)
         self._exact: OrderedDict[tuple[str, frozenset[str]], tuple[list[str], np.ndarray]] = OrderedDict()
         self._years: dict[Filters, frozenset[str]] = {}  # year-only filters answered by Chroma
         self._text_years: bool | None = None  # some doc stores its year as text (checked once per index state)
@@ -131,6 +132,7 @@ class HybridRetriever:
                 self._cache.clear()
                 self._all, self._idf, self._filters = None, None, None
                 self._exact.clear()
+                self._whole.clear()
                 self._years.clear()
                 self._text_years = None
                 self._count, self._synced = count, len(self._lex) == count
@@ -269,9 +271,14 @@ class HybridRetriever:
                                   include=["distances"], **restrict)
             return [(i, 1.0 - float(d)) for i, d in zip(got["ids"][0], got["distances"][0], strict=True)]
 
-        if allow is None:
-            return query(want)
         cfg = self.settings.retrieval
+        if allow is None:
+            # A small collection is ranked exactly: Chroma's HNSW is approximate, and items not yet
+            # persisted (under hnsw:sync_threshold 1000: all abstract vectors of a small corpus) join a
+            # graph rebuilt by several threads at each open, so two processes on one data dir missed
+            # different items (evals/determinism.py, session 14: an overview cited 3 works, then 2).
+            whole = self._whole_vectors(collection) if total <= cfg.filter_exact_max else None
+            return _exact_top(*whole, vec, want) if whole is not None else query(want)
         share = len(allow) / max(self._count, 1)
         owner = (lambda i: i.rsplit("-", 1)[0]) if owner_key else (lambda i: i)
         if share >= cfg.filter_scan_share:
@@ -281,10 +288,7 @@ class HybridRetriever:
                 return got[:want]
         exact = self._exact_vectors(collection, allow, owner_key is not None)
         if exact is not None:
-            ids, matrix = exact
-            sims = matrix @ (vec / (np.linalg.norm(vec) or 1.0))
-            top = np.argsort(-sims)[:want] if len(sims) > want else np.argsort(-sims)
-            return [(ids[i], float(sims[i])) for i in top]
+            return _exact_top(*exact, vec, want)
         ids = sorted(allow)
         out: Ranked = []
         for b in range(0, len(ids), cfg.filter_in_batch):
@@ -292,6 +296,21 @@ class HybridRetriever:
             restrict = {"where": {owner_key: {"$in": part}}} if owner_key else {"ids": part}
             out += query(min(want, total), **restrict)
         return sorted(out, key=lambda kv: -kv[1])[:want]
+
+    def _whole_vectors(self, collection: Any) -> tuple[list[str], np.ndarray] | None:
+        """Every item's unit vector (ids sorted), read once per index state (``_current`` clears it)."""
+        with self._lock:
+            if collection.name in self._whole:
+                return self._whole[collection.name]
+        got = self.store.call("searching", collection.get, include=["embeddings"])
+        if not got["ids"]:
+            return None
+        order = np.argsort(np.asarray(got["ids"]), kind="stable")
+        matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(order), -1)[order]
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        with self._lock:
+            self._whole[collection.name] = ([got["ids"][i] for i in order], matrix)
+        return self._whole[collection.name]
 
     def _exact_vectors(self, collection: Any, allow: frozenset[str], chunks: bool) -> tuple[list[str], np.ndarray] | None:
         """The unit vectors of a narrow filter's items, read by id once (Chroma's ``where`` costs
@@ -365,6 +384,14 @@ class HybridRetriever:
             if len(out) >= k:
                 break
         return out
+
+
+def _exact_top(ids: list[str], matrix: np.ndarray, vec: np.ndarray, want: int) -> Ranked:
+    """The ``want`` items nearest ``vec`` by exact cosine; equal cosines in id order (a stable sort
+    over ids held sorted or in the filter table's order), never in memory order."""
+    sims = matrix @ (vec / (np.linalg.norm(vec) or 1.0))
+    top = np.argsort(-sims, kind="stable")[:want]
+    return [(ids[i], float(sims[i])) for i in top]
 
 
 def collapse_works(fused: Ranked, docs: dict[str, StoredDoc], k: int, seen: set[str] | None = None) -> list[tuple[StoredDoc, float]]:
