@@ -187,7 +187,7 @@ class RetrievalSettings(BaseModel):
     filter_scan_share: float = 0.2
     filter_scan_depth: float = 2.0
     filter_in_batch: int = 10000
-    filter_exact_max: int = 20000
+    filter_exact_max: int = 20000  # also: a whole collection this small is ranked exactly, unfiltered (determinism, session 14)
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
         """Signal weights; a legacy ``dense_weight`` (dense share) rescales chunk+abstract vs BM25."""
@@ -292,6 +292,8 @@ class CollectionSettings(BaseModel):
     display_max: int = 25  # items shown with citations; the rest stay in Answer.items (sanity bound: one screen)
     overview_max: int = 8  # items in an overview's groups (sanity bound: a short answer)
     min_acronym: int = 3  # a topic's acronym shorter than this is not searched (IR, CV, AI read as other things); sanity bound
+    shape_model_backends: list[str] = Field(default_factory=lambda: ["local"])  # a frames-read fact that names no work is re-read by this backend's model (assistant/shape_model.py); only the model the bar was fitted on (Qwen2.5-Coder-1.5B, evals/fits/shapes_model.json); []: the frames alone
+    shape_model_bar: float = 0.51  # the model's P(overview) (first token, renormalised over the four shapes) that turns such a fact into an overview; fit: evals/fits/shapes_model.json ("bar_zero": the lowest bar with no tuning fact misread; 5-fold CV: overviews read 0.456 +- 0.097, facts misread 0.002 +- 0.005, at most 0.6% on any split)
 
 
 class CaveatSettings(BaseModel):
