@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant import shape_model
 from assistant.citations import Verifier
 from assistant.evidence import terms
 from assistant.followups import caveat as meaning_caveat
@@ -115,12 +116,13 @@ def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
     answer = _shaped(engine, base, turn)
     if answer is not None:
         turn.timings["collection"] = time.perf_counter() - t
+        shape_model.note(turn, answer)  # an overview the model chose says so
     return answer
 
 
 def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     quotes = previous_list(turn.history)
-    shape = detect(turn.question, previous_was_list=bool(quotes))
+    shape = shape_model.reread(engine, turn, detect(turn.question, previous_was_list=bool(quotes)))
     if shape.is_fact:
         return None
     decision = turn.decision

@@ -1,0 +1,151 @@
+"""The question's shape read by the local model (helper M, session 14, #21): collect, fit, hold-out.
+
+    python -m evals.shapes_model collect [--limit N]   # the model's reading of every tuning question (cached, resumable)
+    python -m evals.shapes_model fit                    # 5-fold CV of the rules -> evals/fits/shapes_model.json
+    python -m evals.shapes_model holdout                # SH* and SQ*, once, with the chosen rule
+
+``collect`` asks the local model (``ASSISTANT_LOCAL_MODEL_PATH``, 2 threads) for the shape of each
+labelled tuning question with ``assistant.shape_model``'s prompt and grammar, recording the four
+shapes' probabilities of the reply's first token (llama.cpp ``top_logprobs``), the frames' reading,
+the names and the one-work anchor, one jsonl row per question in ``CACHE`` (committed: the fit reruns
+without the model). Questions are interleaved across splits, so a partial collection is a fair sample.
+
+Tuning questions: every shapes_written question but the hold-out batches SH* and SQ*; the overviews of
+overview_written; the list, overview and compare questions of the list splits (lists, lists_written,
+lists_absent_written); the facts of every split ``evals.shapes_evidence`` counts misreads on
+(shape_facts_written, dev, paraphrase_written, calibration, generated). Follow-ups (a ``previous``
+turn) are left out: the model never sees them (their shape is the frames').
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from evals.data import load_for_tuning, resolve_path
+from evals.shapes_evidence import _FACT_TYPES, FACT_SPLITS
+from evals.shapes_written import PATH as SHAPES_PATH
+
+FITS = Path(__file__).parent / "fits"
+CACHE = FITS / "shapes_model_cache.jsonl"
+HOLDOUT_CACHE = FITS / "shapes_model_holdout.jsonl"
+FIT_PATH = FITS / "shapes_model.json"
+HOLDOUT_PREFIXES = ("SH", "SQ")
+LIST_SPLITS = ("lists", "lists_written", "lists_absent_written")
+_LIST_TYPES = {"list": "list", "list_reworded": "list", "list_written": "list", "list_absent": "list",
+               "overview": "overview", "compare": "compare"}
+
+
+def labelled(holdout: bool = False) -> list[dict[str, Any]]:
+    """{group, id, question, shape}, interleaved across groups (``holdout``: SH* and SQ* only)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+
+    def add(group: str, r: dict[str, Any], shape: str | None) -> None:
+        if shape and not r.get("previous"):
+            groups.setdefault(group, []).append({"group": group, "id": r["id"], "question": r["question"], "shape": shape})
+
+    if not holdout:
+        for name in FACT_SPLITS:
+            for r in load_for_tuning(resolve_path(name)[1]):
+                add(name, r, "fact" if r.get("type", "") in _FACT_TYPES else None)
+        for r in load_for_tuning(resolve_path("overview_written")[1]):
+            add("overview_written", r, "overview" if r.get("type") == "overview" else None)
+        for name in LIST_SPLITS:
+            for r in load_for_tuning(resolve_path(name)[1]):
+                add(name, r, _LIST_TYPES.get(r.get("type", "")))
+    for r in load_for_tuning(SHAPES_PATH):
+        if r["id"].startswith(HOLDOUT_PREFIXES) == holdout:
+            add(f"shapes_written:{r['id'][:2]}", r, r["shape"])
+    seen: set[str] = set()
+    mixed = [r for batch in itertools.zip_longest(*groups.values()) for r in batch if r is not None]
+    return [r for r in mixed if not (r["question"].lower() in seen or seen.add(r["question"].lower()))]
+
+
+def _server() -> Any:
+    from assistant.backends.local import LocalChatModel
+    from assistant.settings import Settings
+
+    return LocalChatModel(Settings(local_threads=2))._load().server
+
+
+def model_reading(server: Any, question: str) -> dict[str, Any]:
+    """The model's greedy one-word reply and the four shapes' probabilities of its first token."""
+    from assistant.shape_model import GRAMMAR, REPLY_TOKENS, messages, parse, probabilities
+
+    request = {"messages": messages(question), "max_tokens": REPLY_TOKENS, "temperature": 0.0, "grammar": GRAMMAR,
+               "logprobs": True, "top_logprobs": 10, "cache_prompt": True}
+    t = time.perf_counter()
+    reply = server.handle_chat_completions(request)
+    seconds = time.perf_counter() - t
+    choice = reply["choices"][0]
+    first = (choice.get("logprobs") or {}).get("content") or [{}]
+    return {"reply": parse(choice["message"]["content"]), "p": probabilities(first[0].get("top_logprobs", [])),
+            "seconds": round(seconds, 3)}
+
+
+def _cached(path: Path) -> dict[str, dict[str, Any]]:
+    if not path.exists():
+        return {}
+    return {(r := json.loads(x))["question"]: r for x in path.read_text().splitlines() if x.strip()}
+
+
+def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
+    """Every labelled question's frames, names, anchor and model reading (cached by question)."""
+    from assistant.grounding import names
+    from assistant.shape import detect
+    from assistant.shape_frames import _ONE_WORK
+
+    path = HOLDOUT_CACHE if holdout else CACHE
+    cached, rows, server, done = _cached(path), labelled(holdout), None, 0
+    todo = []
+    for r in rows:
+        if r["question"] not in cached:
+            q = " ".join(r["question"].split())
+            todo.append({**r, "frame": detect(q).kind, "names": names(q), "one_work": bool(_ONE_WORK.search(q))})
+    # a named or anchored question is never re-read (``shape_model.eligible``): not asked; the facts and
+    # overviews first (the rule's cost and its gain), the lists after
+    todo = [r for r in todo if holdout or not (r["names"] or r["one_work"])]
+    todo.sort(key=lambda r: r["shape"] not in ("fact", "overview"))
+    with path.open("a", encoding="utf-8") as out:
+        for r in todo:
+            if limit is not None and done >= limit:
+                break
+            server = server or _server()
+            r.update(model_reading(server, " ".join(r["question"].split())))
+            cached[r["question"]] = r
+            out.write(json.dumps(r) + "\n")
+            out.flush()
+            done += 1
+    return [cached[r["question"]] for r in rows if r["question"] in cached]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["collect", "fit", "holdout"])
+    ap.add_argument("--limit", type=int, default=None, help="collect at most N new questions")
+    args = ap.parse_args(argv)
+    if args.command == "collect":
+        os.nice(5)
+        rows = collect(limit=args.limit)
+        print(f"{len(rows)} of {len(labelled())} questions -> {CACHE}")
+        return 0
+    from evals.shapes_model_fit import fit, holdout
+
+    tuning = [r for r in collect(limit=0)]
+    if args.command == "fit":
+        result = fit(tuning)
+        FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    else:
+        result = holdout(collect(holdout=True), tuning)
+        (FITS / "shapes_model_holdout.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The question's shape re-read by the model where the frames read a fact (assistant/shape_model.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from local_model import model_settings  # noqa: F401  (fixture: the real packaged model, or a skip)
+
+from assistant import Assistant
+from assistant.backends.local import LocalChatModel
+from assistant.settings import Settings
+from assistant.shape import detect
+from assistant.shape_model import (
+    GRAMMAR,
+    NOTE,
+    eligible,
+    messages,
+    overview_probability,
+    parse,
+    probabilities,
+)
+from evals.shapes_model import CACHE, FIT_PATH, _cached
+from evals.shapes_model_fit import fit
+
+# written for these tests (no evaluation question): an overview request in wording the frames read as a fact
+OVERVIEW_ASKED = "Paint me a picture of research on protein language models."
+
+
+def _with_mock_backend(corpus: Assistant) -> Assistant:
+    settings = corpus.settings.model_copy(deep=True)
+    settings.collection.shape_model_backends = ["mock"]
+    return Assistant(settings=settings, embedder=corpus.embedder, store=corpus.store)
+
+
+def test_reply_and_probabilities_are_read_from_the_four_words() -> None:
+    assert parse("overview") == "overview" and parse(" List") == "list" and parse("no idea") == "fact"
+    top = [{"token": "overview", "logprob": -0.5}, {"token": " overview", "logprob": -0.1}, {"token": "fact", "logprob": -1.5},
+           {"token": "Overview", "logprob": -0.2}, {"token": "list", "logprob": -3.0}]
+    p = probabilities(top)  # only the grammar's own tokens count; "compare" absent: probability 0
+    assert abs(sum(p.values()) - 1) < 1e-3 and p["compare"] == 0.0 and p["overview"] > p["fact"] > p["list"]
+    assert probabilities([]) == {"fact": 0.0, "list": 0.0, "compare": 0.0, "overview": 0.0}
+    assert all(f'"{s}"' in GRAMMAR for s in ("fact", "list", "compare", "overview"))
+    system, user = messages("  What is   known?")
+    assert "overview" in system["content"] and user == {"role": "user", "content": "What is known?"}
+
+
+def test_only_an_unnamed_unanchored_fact_is_eligible() -> None:
+    assert detect(OVERVIEW_ASKED).is_fact and eligible(OVERVIEW_ASKED, detect(OVERVIEW_ASKED))
+    named = "Paint me a picture of research on FlashAttention."
+    assert not eligible(named, detect(named))  # a named work's fact stays a fact
+    anchored = "Paint me a picture of what the paper found."
+    assert not eligible(anchored, detect(anchored))
+    listed = "Which papers study protein language models?"
+    assert not eligible(listed, detect(listed))  # the frames' list is never re-read
+
+
+def test_the_model_turns_an_eligible_fact_into_an_overview_and_says_so(corpus: Assistant, mock_model: Any) -> None:
+    assistant = _with_mock_backend(corpus)
+    mock_model.enqueue("overview")  # the shape; the overview's summary then finds no reply: the list alone
+    ans = assistant.ask(OVERVIEW_ASKED, backend="mock")
+    assert mock_model.prompts[0] == messages(OVERVIEW_ASKED)
+    assert ans.shape == "overview" and ans.items and ans.citations
+    assert NOTE.format(backend="mock") in ans.text and "shape_model" in ans.timings
+    assert ans.fallback_reason and "list alone" in ans.fallback_reason
+
+
+def test_a_fact_reply_keeps_the_fact_and_other_backends_never_ask(corpus: Assistant, mock_model: Any) -> None:
+    assistant = _with_mock_backend(corpus)
+    mock_model.enqueue("fact", "An answer [1].")
+    ans = assistant.ask(OVERVIEW_ASKED, backend="mock")
+    assert ans.shape == "fact" and "phrase rules" not in ans.text and mock_model.prompts[0] == messages(OVERVIEW_ASKED)
+    mock_model.prompts.clear()
+    assert assistant.ask(OVERVIEW_ASKED).shape == "fact"  # extractive: frames alone
+    named = "Paint me a picture of research on FlashAttention."
+    mock_model.enqueue("An answer [1].")
+    assistant.ask(named, backend="mock")
+    assert all(p != messages(named) for p in mock_model.prompts)  # a named question is never re-read
+    mock_model.prompts.clear()
+    mock_model.enqueue("An answer [1].")
+    corpus.ask(OVERVIEW_ASKED, backend="mock")  # the default: only the local model (the one the bar was fitted on)
+    assert all(p != messages(OVERVIEW_ASKED) for p in mock_model.prompts)
+
+
+def test_the_setting_is_the_committed_fit_and_the_fit_reruns_from_the_cache() -> None:
+    saved = json.loads(FIT_PATH.read_text())
+    assert Settings().collection.shape_model_bar == saved["bar_zero"]["bar_all"]
+    rows = list(_cached(CACHE).values())
+    again = fit(rows)
+    assert again["bar_zero"]["bar_all"] == saved["bar_zero"]["bar_all"] and again["n"] == saved["n"]
+    assert all(v["rate_overview"] <= 0.01 for k, v in again["bar_zero"]["held_out_by_group"].items() if k.endswith(" fact"))
+
+
+def test_the_real_model_reads_an_overview_request_above_a_fact(model_settings: Settings) -> None:  # noqa: F811
+    model = LocalChatModel(model_settings.model_copy(update={"local_threads": 2}))
+    overview = overview_probability(model, OVERVIEW_ASKED)
+    fact = overview_probability(model, "How much memory does activation checkpointing save during training?")
+    assert 0.0 <= fact < overview <= 1.0
