@@ -6,8 +6,9 @@ state of X" ... kept reading as facts). Here the chat model is asked, once per q
 read as a fact, which of the four shapes the question asks for: a fixed system prompt
 (prompts/shape_system.txt, defining the shapes in general terms, examples only with placeholders;
 llama.cpp caches it after the first request), the question as the user message, and a one-word
-reply (GBNF ``GRAMMAR`` where the backend takes one). ``evals.shapes_model`` measured which rule may
-act on the reply; the setting ``collection.shape_model`` says whether it does (its comment, the fit).
+reply (GBNF ``GRAMMAR``); for the local model its first token's probabilities (llama.cpp ``top_logprobs``).
+``evals.shapes_model`` fitted the rule: an overview when P(overview) >= ``collection.shape_model_bar``, for
+the backends of ``collection.shape_model_backends`` (the local model, the one the bar was fitted on).
 
 A single fact must never become an overview: the model's reply only ever turns a frames-read fact
 that names no work (``assistant.grounding.names``) and has no one-work anchor (``_ONE_WORK``: "the
