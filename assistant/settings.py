@@ -284,7 +284,7 @@ class CollectionSettings(BaseModel):
     feedback_beta: float = 0.75  # Rocchio's weight of the feedback centroid (SMART's alpha 1, beta 0.75; Salton & Buckley 1990); literature default, not fitted
     feedback_terms: int = 10  # RM3's expansion terms (Anserini's fbTerms default, 10); literature default, not fitted
     min_listed: int = 3  # of a list's most relevant few, those whose cosine alone reaches the cut-off are listed (a topic worded unlike any term scores low lexically); sanity bound; CV with it unchanged: evals/fits/lists.json
-    followup_lexical_weight: float = 0.9  # a follow-up on a list: fit evals/fits/list_followups.json (45 sessions: held-out F1 0.76 +- 0.12, precision 0.96)
+    followup_lexical_weight: float = 0.9  # a follow-up on a list: fit evals/fits/list_followups.json (45 sessions: held-out F1 0.76 +- 0.12, precision 0.96; refit on 63, session 14: chosen again); kept by the whole-answer refit, evals/fits/list_followups_answer.json (63 sessions: held-out F1 0.764 +- 0.055 in use vs 0.732 +- 0.074 refitted)
     followup_cutoff: float = 0.32  # relevance a listed abstract needs to answer a follow-up; fit: evals/fits/list_followups.json
     followup_meaning_bar: float = 0.27  # none writes the filter: its cosine (mean of its best sentence's with the filter as asked and with its topic) to be cited by meaning (0: off); fit: evals/fits/list_followups_meaning.json ("mean"; 63 sessions: held-out F1 0.75 +- 0.07 vs 0.67 +- 0.09)
     followup_meaning_ratio: float = 1.0  # ... and this x the best listed abstract's (1.0: the best alone); fit: evals/fits/list_followups_meaning.json

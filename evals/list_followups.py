@@ -2,6 +2,13 @@
 abstracts for the filter, and the 5-fold CV of the follow-up cut-off.
 
     python -m evals.list_followups fit [--data-dir D] [--dry-run]   # -> evals/fits/list_followups.json
+    python -m evals.list_followups cutoff [--data-dir D] [--features F]   # -> evals/fits/list_followups_answer.json
+
+``cutoff`` (session 14, helper O) refits the same two constants on the whole answer as it is now
+(the rule by meaning at its constants, the "none" fallbacks, the quote rule of
+``followups.quote_stating``): F1 of the cited works, recall, precision and key points (the topic and
+the quotes the answer shows, ``shown``), held out per fold beside the constants in use and the naive
+baseline's key points.
 
 A follow-up asks which of the abstracts just listed state something. They are already on the
 list's topic, so the bar is not the list's (``collection.cutoff``, fitted on whole-corpus term
@@ -34,6 +41,7 @@ from evals.written_sessions import FOLLOWUPS_PATH
 
 FIT_PATH = EVALS_DIR / "fits" / "list_followups.json"
 MEANING_FIT_PATH = EVALS_DIR / "fits" / "list_followups_meaning.json"
+ANSWER_FIT_PATH = EVALS_DIR / "fits" / "list_followups_answer.json"
 WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 CUTOFFS = [round(0.1 + 0.01 * i, 2) for i in range(71)]
 RATIOS = [round(0.05 * i, 2) for i in range(19)]  # 0: the absolute bar alone (the form before)
@@ -43,14 +51,16 @@ def features(assistant: Any) -> list[dict[str, Any]]:
     """Per follow-up: its listed abstracts' (lexical for the topic, cosine with the predicate, cosine
     with the topic, work id), and the gold works."""
     from assistant.collection import _docs_of_quotes, previous_list
+    from assistant.conversation import standalone_question
     from assistant.shape import detect
     from assistant.topics import rescored
+    from evals.answers import baseline_answer
 
     rows = [r for path in (LISTS_PATH, FOLLOWUPS_PATH, FOLLOWUPS_MEANING_WRITTEN_PATH) for r in load_for_tuning(path)]
     by_id = {r["id"]: r for r in rows}
     follow = [r for r in rows if r.get("previous") and r.get("shape") == "list"]
     questions, _ = resolve_anchors(follow, assistant.retriever.docs())
-    gold = {q.id: set(q.gold) for q in questions}
+    gold, asked, all_docs = {q.id: set(q.gold) for q in questions}, {q.id: q for q in questions}, assistant.retriever.docs()
     engine, out = assistant.engine, []
     for r in follow:
         first = by_id[r["previous"]]["question"]
@@ -58,13 +68,37 @@ def features(assistant: Any) -> list[dict[str, Any]]:
         history = [{"role": "user", "content": first}, {"role": "assistant", "content": prev.text}]
         shape = detect(r["question"], previous_was_list=True)
         docs = _docs_of_quotes(engine, previous_list(history))
+        # the naive baseline's key points (the top abstracts' best sentences, evals.answers.baseline_answer)
+        naive = baseline_answer(assistant, asked[r["id"]], standalone_question(r["question"], history), all_docs)[0] \
+            if r["id"] in asked and r.get("key_points") else float("nan")
+        base = {"id": r["id"], "gold": sorted(gold.get(r["id"], set())), "key_points": r.get("key_points", []), "naive_kp": naive}
         if not shape.follow_up or not docs:
-            out.append({"id": r["id"], "gold": sorted(gold.get(r["id"], set())), "cands": [], "detected": shape.follow_up})
+            out.append({**base, "cands": [], "detected": shape.follow_up})
             continue
         by_topic = rescored(engine, shape.topic, docs)
         by_predicate = rescored(engine, shape.predicate or shape.topic, docs)
-        out.append({"id": r["id"], "gold": sorted(gold.get(r["id"], set())), "detected": True, "topic": shape.topic,
-                    "cands": [(t.lexical, p.dense, t.dense, t.doc.work_id, t.mentions) for t, p in zip(by_topic, by_predicate, strict=True)]})
+        quotes = _quotes(engine, shape, docs)
+        out.append({**base, "detected": True, "topic": shape.topic,
+                    "cands": [(t.lexical, p.dense, t.dense, t.doc.work_id, t.mentions, *q)
+                              for t, p, q in zip(by_topic, by_predicate, quotes, strict=True)]})
+    return out
+
+
+def _quotes(engine: Any, shape: Any, docs: list[Any]) -> list[tuple[str, str]]:
+    """Per listed abstract, the sentence the answer quotes on the word path (``followups.quote_stating``,
+    as ``collection._follow_up`` calls it) and on the by-meaning path (``followups.closest_in_meaning``)."""
+    from assistant.followups import _stating, filter_vectors, quote_stating
+    from assistant.topics import rescored
+
+    found = rescored(engine, shape.topic, docs)
+    if shape.predicate and shape.predicate != shape.topic:
+        for c, p in zip(found, rescored(engine, shape.predicate, docs), strict=True):
+            c.dense = p.dense
+    quote_stating(engine, shape, found, q_vecs := filter_vectors(engine, shape))
+    out = []
+    for c, (spans, vecs) in zip(found, engine.cache.get([c.doc.original for c in found]), strict=True):
+        a, b = spans[_stating(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1))] if len(vecs) else c.sentence
+        out.append((" ".join(c.quote.split()), " ".join(c.doc.original[a:b].split())))
     return out
 
 
@@ -236,9 +270,70 @@ def fit_meaning(feats: list[dict[str, Any]], w: float, t: float, folds: int = 5)
     return out
 
 
+# --- the cut-off refitted on the whole answer (session 14, helper O) --------------------------------
+def shown(f: dict[str, Any], w: float, t: float, meaning: tuple[float, ...] | None) -> tuple[list[str], str]:
+    """The works the answer cites and the text it shows (the filter's topic, which every head
+    names, and each shown abstract's quote), as ``collection._follow_up`` answers: ``answered``'s
+    branches, with the "none mentions" answer's closest three shown uncited."""
+    cands = f["cands"]
+    rel = [w * c[0] + (1 - w) * c[1] for c in cands]
+    order = sorted(range(len(cands)), key=lambda i: -rel[i])  # stable: ties keep the list's order, as sorted() there
+    cited = answered(f, w, t, meaning)
+    listed = [i for i in order if rel[i] >= t]
+    if listed or any(c[4] for c in cands) or not cited:  # the word path's quote: listed, closest three (cited or not)
+        quotes = [cands[i][5] for i in (listed or order[:3])]
+    else:  # by meaning: the sentence closest in meaning
+        quotes = [c[6] for c in cands if c[3] in cited]
+    return cited, " ".join([f.get("topic", ""), *quotes])
+
+
+def _answer_scores(feats: list[dict[str, Any]], w: float, t: float, meaning: tuple[float, ...] | None) -> dict[str, float]:
+    from evals.metrics import key_point_coverage
+
+    got = {f["id"]: shown(f, w, t, meaning) for f in feats}
+    out = _scores(feats, {i: cited for i, (cited, _) in got.items()})
+    out["key_points"] = _mean([key_point_coverage(got[f["id"]][1], f["key_points"]) for f in feats if f["key_points"]])
+    out["naive_key_points"] = _mean([f["naive_kp"] for f in feats if f["key_points"] and f["naive_kp"] == f["naive_kp"]])
+    return out
+
+
+def fit_answer(feats: list[dict[str, Any]], in_use: tuple[float, float], meaning: tuple[float, ...], folds: int = 5) -> dict[str, Any]:
+    """5-fold CV (folds by session) of (``followup_lexical_weight``, ``followup_cutoff``) for the mean
+    F1 of the works the whole answer cites (the rule by meaning and the "none" fallbacks as they
+    answer now, ``meaning`` = its constants in use), paired per fold against the constants in use;
+    key points and the naive baseline's beside. Ties: ``best``'s (lower weight, higher cut-off)."""
+    feats = [f for f in feats if f["detected"]]
+    ids = sorted(f["id"] for f in feats)
+    fold_of = {i: j % folds for j, i in enumerate(ids)}
+
+    def choose(train: list[dict[str, Any]]) -> tuple[float, float]:
+        return max(((w, t) for w in WEIGHTS for t in CUTOFFS),
+                   key=lambda p: (_mean([f1(f, answered(f, p[0], p[1], meaning)) for f in train]), -p[0], p[1]))
+
+    held = []
+    for i in range(folds):
+        train, test = [f for f in feats if fold_of[f["id"]] != i], [f for f in feats if fold_of[f["id"]] == i]
+        w, t = choose(train)
+        new, now = _answer_scores(test, w, t, meaning), _answer_scores(test, *in_use, meaning)
+        held.append({"fold": i, "weight": w, "cutoff": t, "new": new, "now": now,
+                     "f1_gain": round(new["f1"] - now["f1"], 4), "key_points_gain": round(new["key_points"] - now["key_points"], 4)})
+    keys = ("f1", "recall", "precision", "key_points", "naive_key_points", "none_cited", "empty_gold_right")
+    spread = {who: {k: [_mean([h[who][k] for h in held if h[who][k] == h[who][k]]),
+                        round(statistics.pstdev([h[who][k] for h in held if h[who][k] == h[who][k]]), 4)] for k in keys}
+              for who in ("new", "now")}
+    w, t = choose(feats)
+    return {"command": "python -m evals.list_followups cutoff", "sessions": len(feats), "in_use": list(in_use),
+            "meaning_in_use": list(meaning), "chosen": {"weight": w, "cutoff": t}, "folds": held, "held_out": spread,
+            **{f"{k}_gain": [_mean(g := [h[f"{k}_gain"] for h in held if h[f"{k}_gain"] == h[f"{k}_gain"]]),
+                             round(statistics.pstdev(g), 4) if g else float("nan")] for k in ("f1", "key_points")},
+            "all_with_chosen": _answer_scores(feats, w, t, meaning), "all_in_use": _answer_scores(feats, *in_use, meaning),
+            "by_set_in_use": {name: _answer_scores(sub, *in_use, meaning) for k, name in SETS.items()
+                              if (sub := [f for f in feats if f["id"].startswith(k)])}}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.list_followups", description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["fit", "meaning"])
+    ap.add_argument("command", choices=["fit", "meaning", "cutoff"])
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
     ap.add_argument("--features", default=None, help="a features JSON written by an earlier run (skips the answers)")
     ap.add_argument("--dry-run", action="store_true", help="print, do not write evals/fits/list_followups.json")
@@ -253,6 +348,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.features:
             Path(args.features).write_text(json.dumps(feats), encoding="utf-8")
     cs = assistant.settings.collection
+    if args.command == "cutoff":  # the cut-off on the whole answer -> fits/list_followups_answer.json
+        result = fit_answer(feats, (cs.followup_lexical_weight, cs.followup_cutoff),
+                            (cs.followup_meaning_bar, cs.followup_meaning_ratio, cs.followup_meaning_margin))
+        if not args.dry_run:
+            ANSWER_FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps({k: v for k, v in result.items() if k != "folds"}, indent=1))
+        return 0
     if args.command == "meaning":
         result = fit_meaning(feats, cs.followup_lexical_weight, cs.followup_cutoff)
         if not args.dry_run:

@@ -223,3 +223,35 @@ def test_followup_quotes_scores_a_rule_by_the_answers_key_points() -> None:
     stating = Q.rules(lambda t: 1.0)["stating"][0]
     assert Q.answer_kp(f, stating, None) == 1.0 and Q.diagnose(f)["wrong_sentence"] == 1
     assert Q._close("reduc", "reduct") and Q._close("fast", "faster") and not Q._close("use", "user") and not Q._close("generat", "general")
+
+
+def test_the_whole_answer_fit_shows_what_each_branch_of_the_follow_up_shows() -> None:
+    """``shown`` (session 14, helper O): listed abstracts quote the word path's sentence; by meaning,
+    the sentence closest in meaning; a "none mentions" answer still shows its closest three, uncited."""
+    cand = lambda lex, cos, work, m, word, meant: (lex, cos, cos, work, m, word, meant)  # noqa: E731
+    listed = {"id": "a", "gold": ["w1"], "detected": True, "topic": "speed-ups", "key_points": ["faster"], "naive_kp": 0.0,
+              "cands": [cand(1.0, 0.5, "w1", True, "it runs 2x faster", "x"), cand(0.0, 0.1, "w2", False, "y", "z")]}
+    meant = {**listed, "id": "b", "cands": [cand(0.0, 0.30, "w1", False, "opening", "it is faster"),
+                                           cand(0.0, 0.10, "w2", False, "a", "b"), cand(0.0, 0.10, "w3", False, "c", "d")]}
+    none = {**meant, "id": "c", "gold": [], "cands": [cand(0.0, 0.12, "w1", False, "q1 faster", "m1"),
+                                                    cand(0.0, 0.10, "w2", False, "q2", "m2")]}
+    rule = (0.22, 1.0, 0.06)
+    assert F.shown(listed, 0.9, 0.32, rule) == (["w1"], "speed-ups it runs 2x faster")
+    assert F.shown(meant, 0.9, 0.32, rule) == (["w1"], "speed-ups it is faster")
+    assert F.shown(none, 0.9, 0.32, rule) == ([], "speed-ups q1 faster q2")  # shown, not cited
+    sessions = [{**f, "id": f["id"] + str(i)} for i in range(2) for f in (listed, meant, none)]
+    result = F.fit_answer(sessions, (0.9, 0.32), rule, folds=2)
+    assert result["all_in_use"]["key_points"] == 1.0 and result["all_in_use"]["empty_gold_right"] == 1.0
+    assert result["held_out"]["now"]["f1"][0] == 1.0
+
+
+def test_the_follow_up_cutoff_settings_are_kept_by_the_whole_answer_refit() -> None:
+    """The 63-session refit on the whole answer (fits/list_followups_answer.json) did not beat the
+    constants in use beyond its spread, so they stay; the file records them as in use."""
+    from assistant.settings import Settings
+
+    fit = json.loads(F.ANSWER_FIT_PATH.read_text(encoding="utf-8"))
+    cs = Settings().collection
+    assert fit["in_use"] == [cs.followup_lexical_weight, cs.followup_cutoff] and fit["sessions"] == 63
+    gain, sd = fit["f1_gain"]
+    assert gain <= sd  # not beyond the spread: nothing to ship
