@@ -17,6 +17,7 @@ from assistant.backends.grammars import pick_grammar
 from assistant.evidence import Sentence
 from assistant.prompts import count_tokens, numbered_messages, system_prompt
 from assistant.settings import Settings
+from assistant.shape_model import messages as shape_messages
 
 HELLO = [{"role": "user", "content": "Say hello in five words."}]
 
@@ -180,8 +181,8 @@ def test_warm_failure_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest
 
 
 def test_warm_loads_and_reads_the_system_prompt(model_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The warm-up reads the system prompt and the user turn's fixed head once; every lead request
-    then reuses those tokens from llama.cpp's cache (its own count, ``cache_n``) and reads only its
+    """The warm-up reads the shape reader's system prompt, then the answer's system prompt and the
+    user turn's fixed head, once; the first shape request and every lead request then reuse those tokens from llama.cpp's cache (its own count, ``cache_n``) and reads only its
     sentences and question."""
     monkeypatch.setattr(local, "_WARMUPS", {})
     monkeypatch.setattr(local, "_ENGINES", {})  # a fresh engine: nothing cached yet
@@ -192,9 +193,14 @@ def test_warm_loads_and_reads_the_system_prompt(model_settings: Settings, monkey
     thread.join(timeout=300)
     assert local.warm_state(model_settings)[0] == "ready" and local.is_ready(model_settings)
     model = local.LocalChatModel(model_settings)
-    warmed = model.last_timings()
-    assert warmed["cache_n"] == 0 and warmed["prompt_n"] > count_tokens(system_prompt("local"))
+    warmed = model.last_timings()  # the answer's head, read last (after the shape reader's prompt)
+    assert warmed["prompt_n"] > count_tokens(system_prompt("local"))
     tail = 5  # the chat template's close of the user turn and open of the answer: not in a longer prompt
+    # the shape reader's system prompt (asked before a fact's answer) was read by the warm-up too
+    shape = shape_messages("What is known about dialect identification?")
+    assert "local" in model_settings.collection.shape_model_backends
+    assert "".join(model.stream(shape, max_tokens=1))
+    assert model.last_timings()["cache_n"] >= count_tokens(shape[0]["content"]) - tail
     sentences = [Sentence(0, "The sky over the desert is blue.", 0, 32), Sentence(0, "Cats purr when calm.", 33, 53)]
     for question in ("What colour is the sky over the desert?", "When do cats purr?"):
         messages = numbered_messages("lead", question, sentences, ["Observations"])

@@ -243,6 +243,13 @@ class _Warmup:
             from assistant.prompts import warm_messages
 
             model = LocalChatModel(self.settings)
+            if model.name in self.settings.collection.shape_model_backends:
+                # the shape reader's system prompt first (assistant/shape_model.py: asked before a
+                # fact's answer); llama.cpp's host-RAM prompt cache keeps both, the answer's is read last
+                from assistant.shape_model import messages as shape_messages
+
+                for _ in model.stream(shape_messages("?"), max_tokens=1):
+                    pass
             for _ in model.stream(warm_messages(model.name, self.settings.prompts), max_tokens=1):
                 pass
         except Exception as exc:
