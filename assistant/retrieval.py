@@ -389,7 +389,8 @@ class HybridRetriever:
 def _exact_top(ids: list[str], matrix: np.ndarray, vec: np.ndarray, want: int) -> Ranked:
     """The ``want`` items nearest ``vec`` by exact cosine; equal cosines in id order (a stable sort
     over ids held sorted or in the filter table's order), never in memory order."""
-    sims = matrix @ (vec / (np.linalg.norm(vec) or 1.0))
+    # einsum, not BLAS: OpenBLAS's threaded matrix-vector product took 8 ms here on 2 busy cores, einsum 0.08 ms
+    sims = np.einsum("ij,j->i", matrix, (vec / (np.linalg.norm(vec) or 1.0)).astype(matrix.dtype))
     top = np.argsort(-sims, kind="stable")[:want]
     return [(ids[i], float(sims[i])) for i in top]
 
