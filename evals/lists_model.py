@@ -329,16 +329,16 @@ def separation(feats: list[dict[str, Any]]) -> dict[str, Any]:
 def latency(feats: list[dict[str, Any]]) -> dict[str, Any]:
     """The request's seconds (p50 / p90, and the 1-minute load average beside it) and llama.cpp's
     prompt and reply tokens, with the read / write rates they imply."""
-    def q(xs: list[float], p: float) -> float:
+    def q(xs: list[float], p: float) -> float | None:
         xs = sorted(xs)
-        return round(xs[min(len(xs) - 1, int(p * len(xs)))], 2)
+        return round(xs[min(len(xs) - 1, int(p * len(xs)))], 2) if xs else None
 
     t = [f["timings"] for f in feats if f.get("timings")]
     return {"seconds_p50": q([f["seconds"] for f in feats], 0.5), "seconds_p90": q([f["seconds"] for f in feats], 0.9),
             "load_p50": q([f.get("load", 0.0) for f in feats], 0.5),
             "prompt_tokens_p50": q([x["prompt_n"] for x in t], 0.5), "reply_tokens_p50": q([x["predicted_n"] for x in t], 0.5),
             "read_tokens_per_s_p50": q([1000 * x["prompt_n"] / x["prompt_ms"] for x in t if x.get("prompt_ms")], 0.5),
-            "write_tokens_per_s_p50": q([1000 * x["predicted_n"] / x["predicted_ms"] for x in t if x.get("predicted_ms")], 0.5)}
+            "write_tokens_per_s_p50": q([1000 * x["predicted_n"] / x["predicted_ms"] for x in t if x.get("predicted_ms", 0) > 1 and x["predicted_n"] > 1], 0.5)}
 
 
 def fit(feats: list[dict[str, Any]], cache: Path = CACHE) -> dict[str, Any]:

@@ -80,9 +80,12 @@ def test_cv_scores_rules_on_held_out_topics() -> None:
     assert out["settings now"]["f1"][0] < 1.0
 
 
-def test_committed_cache_holds_judged_questions() -> None:
-    if not lists_model.CACHE.exists():
+@pytest.mark.parametrize("cache", [lists_model.CACHE, lists_model.POINT_CACHE], ids=["list", "point"])
+def test_committed_cache_holds_judged_questions(cache: object) -> None:
+    if not cache.exists():  # type: ignore[attr-defined]
         pytest.skip("no cache collected")
-    feats = lists_model.load()
+    feats = lists_model.load(cache)  # type: ignore[arg-type]
     assert feats and all(len(f["shown"]) == f["n"] and (f["scores"] is None or len(f["scores"]) == f["n"]) for f in feats)
     assert {f["type"] for f in feats} <= {"list_written", "list_curated", "list_absent"}
+    # the fit's rules run on it, and today's rule is among them
+    assert lists_model.cv(feats[:40])["settings now"]["f1"][0] > 0
