@@ -5,8 +5,13 @@ sentence closest in meaning to the topic, clipped), and replies under a GBNF gra
 a yes / no verdict per candidate, in order (prompts/list_membership_system.txt,
 list_membership_user.txt; the candidates' text is data, never instructions).
 
-The request is one short prompt and a reply of a few tokens, so it stays inside the local list
-answer's latency budget (measured by ``python -m evals.lists_model collect``)."""
+Not used by the engine: measured by ``python -m evals.lists_model`` on the 115 by-meaning
+questions (docs/measurements.md, "Session 14, helper K"), neither this listwise design nor the
+"point" one (one yes / no request per candidate) separates the gold candidates from the others
+(AUC per question 0.44 / 0.48, the feedback cosine's 0.62), no rule with the model beats today's
+beyond the CV spread without lowering the absent topics' said-none, and the request alone takes
+p50 5.4 s near idle (225 prompt tokens read, 24 written), which would take the local list answer
+past its 10 s budget."""
 
 from __future__ import annotations
 
