@@ -74,12 +74,14 @@ def _record(assistant: Any, model: Any, q: Any, n: int, words: int, written_too:
     rec["x"] = [{"w": c.doc.work_id, "rank": c.rank, "dense": c.dense, "lex": c.lexical, "fb": c.feedback,
                  "fb_rank": c.feedback_rank} for c in found]
     shown = sorted(found, key=lambda c: c.feedback_rank)[:n]
-    if design == "point":
+    if design == "abstract":  # the point request with the abstract itself (its first ``words`` words)
+        papers = [c.doc.original for c in shown]
+    elif design == "point":
         papers = [contribution_sentence(engine, q_vec, c.doc.original) for c in shown]
     else:
         papers = [closest_sentence(engine, q_vec, c.doc.original) for c in shown]
     t = time.perf_counter()
-    reply, picked, scores, timings = (_point_scored if design == "point" else _judge_scored)(model, topic, papers, words)
+    reply, picked, scores, timings = (_judge_scored if design == "list" else _point_scored)(model, topic, papers, words)
     rec.update(shown=[c.doc.work_id for c in shown], papers=papers, reply=reply, picked=picked, scores=scores,
                seconds=round(time.perf_counter() - t, 3), timings=timings, n=n, words=words, topic=topic, design=design)
     return rec
@@ -342,7 +344,8 @@ def latency(feats: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def fit(feats: list[dict[str, Any]], cache: Path = CACHE) -> dict[str, Any]:
-    return {"command": "python -m evals.lists_model fit" + ("" if cache == CACHE else " --design point"),
+    design = sorted({f.get("design", "list") for f in feats})
+    return {"command": "python -m evals.lists_model fit" + ("" if design == ["list"] else f" --design {design[0]}"),
             "cache": str(cache.relative_to(FITS.parent.parent)),
             "questions": len(feats), "by_type": {t: sum(f["type"] == t for f in feats) for t in sorted({f["type"] for f in feats})},
             "n_shown": sorted({f["n"] for f in feats}), "words": sorted({f["words"] for f in feats}),
@@ -356,11 +359,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=6, help="candidates shown to the model (collect)")
     ap.add_argument("--words", type=int, default=18, help="words of each candidate's sentence (collect)")
     ap.add_argument("--minutes", type=float, default=35.0, help="stop collecting after this long (collect; resumable)")
-    ap.add_argument("--design", choices=["list", "point"], default="list",
-                    help="list: one request, a verdict per paper; point: one yes / no request per paper (its own cache and fit)")
+    ap.add_argument("--design", choices=["list", "point", "abstract"], default="list",
+                    help="list: one request, a verdict per paper; point: one yes / no request per paper; abstract: point with "
+                         "the abstract's first --words words (each its own cache and fit)")
     ap.add_argument("--written", action="store_true", help="also judge the lists whose words are written (collect)")
     args = ap.parse_args(argv)
-    cache, fit_path = (CACHE, FIT_PATH) if args.design == "list" else (POINT_CACHE, POINT_FIT_PATH)
+    cache, fit_path = {"list": (CACHE, FIT_PATH), "point": (POINT_CACHE, POINT_FIT_PATH),
+                       "abstract": (FITS / "lists_model_abstract_cache.jsonl", FITS / "lists_model_abstract.json")}[args.design]
     if args.command == "collect":
         print(json.dumps({"collected": collect(args.data_dir, args.n, args.words, args.minutes, args.written, cache, args.design)}))
         return 0

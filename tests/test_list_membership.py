@@ -80,7 +80,8 @@ def test_cv_scores_rules_on_held_out_topics() -> None:
     assert out["settings now"]["f1"][0] < 1.0
 
 
-@pytest.mark.parametrize("cache", [lists_model.CACHE, lists_model.POINT_CACHE], ids=["list", "point"])
+@pytest.mark.parametrize("cache", [lists_model.CACHE, lists_model.POINT_CACHE, lists_model.FITS / "lists_model_abstract_cache.jsonl"],
+                         ids=["list", "point", "abstract"])
 def test_committed_cache_holds_judged_questions(cache: object) -> None:
     if not cache.exists():  # type: ignore[attr-defined]
         pytest.skip("no cache collected")
