@@ -7,6 +7,11 @@ topic (``assistant.membership``), and rules combining its reply with today's are
 
     python -m evals.lists_model collect [--data-dir D] [--n 8] [--words 24] [--minutes 35]   # resumable cache
     python -m evals.lists_model fit                                                         # offline, from the cache
+    ... --design point | abstract     # one yes / no request per candidate (its contribution sentence | its abstract)
+
+Result (docs/measurements.md, "Session 14, helper K"): the model's verdicts do not separate the gold
+candidates (AUC per question 0.44 list, 0.48 point, 0.52 abstract, vs the feedback cosine's 0.62);
+no rule with them beats today's beyond the spread; not adopted.
 
 The cache (``evals/fits/lists_model_cache.jsonl``) holds per question its features (as
 ``evals.lists._features`` and ``variant_features``), the candidates shown, the model's reply and
