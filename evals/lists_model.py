@@ -2,7 +2,7 @@
 question that goes by meaning (no candidate writes its topic: ``lists_written``, ``lists_absent_written``
 and ``lists_curated_written``, as ``python -m evals.lists_curated variants``), the model is asked
 which of the top ``n`` candidates (the feedback ranking the shipped rule lists by) are about the
-topic (``assistant.membership``), and rules combining its reply with today's are scored by the same
+topic (``evals.lists_model_requests``), and rules combining its reply with today's are scored by the same
 5-fold CV by topic as ``variants``.
 
     python -m evals.lists_model collect [--data-dir D] [--n 8] [--words 24] [--minutes 35]   # resumable cache
@@ -60,10 +60,10 @@ def _questions(assistant: Any) -> list[Any]:
 def _record(assistant: Any, model: Any, q: Any, n: int, words: int, written_too: bool, design: str = "list") -> dict[str, Any]:
     """One question's features, the candidates shown and the model's judgement of them."""
     from assistant.evidence import embed
-    from assistant.membership import closest_sentence, contribution_sentence
     from assistant.shape import detect
     from assistant.topics import candidates, feedback
     from evals.lists import _features
+    from evals.lists_model_requests import closest_sentence, contribution_sentence
     from evals.lists_rule import _written
 
     engine = assistant.engine
@@ -93,10 +93,10 @@ def _record(assistant: Any, model: Any, q: Any, n: int, words: int, written_too:
 
 
 def _judge_scored(model: Any, topic: str, papers: list[str], words: int) -> tuple[str, Any, Any, dict[str, Any]]:
-    """The local model's verdicts (``assistant.membership``'s request and grammar) and, per paper,
+    """The local model's verdicts (``evals.lists_model_requests``'s request and grammar) and, per paper,
     log P(yes) - log P(no) from llama.cpp's top log-probabilities (a study-only path into the local
     engine: ``ChatModel.stream`` yields text only)."""
-    from assistant.membership import grammar, messages, parse, verdict_scores
+    from evals.lists_model_requests import grammar, messages, parse, verdict_scores
 
     k, got = len(papers), []
     request = {"messages": messages(topic, papers, words), "max_tokens": 5 * k + 2, "temperature": 0.0, "stream": False,
@@ -112,9 +112,9 @@ def _judge_scored(model: Any, topic: str, papers: list[str], words: int) -> tupl
 
 
 def _point_scored(model: Any, topic: str, papers: list[str], words: int) -> tuple[str, Any, Any, dict[str, Any]]:
-    """The "point" design: one yes / no request per paper (``assistant.membership.point_messages``,
+    """The "point" design: one yes / no request per paper (``evals.lists_model_requests.point_messages``,
     its prefix cached), its score log P(yes) - log P(no) at the one reply token."""
-    from assistant.membership import POINT_GRAMMAR, point_messages, verdict_scores
+    from evals.lists_model_requests import POINT_GRAMMAR, point_messages, verdict_scores
 
     engine, replies, scores, timings = model._load(), [], [], {"prompt_n": 0, "prompt_ms": 0.0, "predicted_n": 0, "predicted_ms": 0.0}
     for paper in papers:

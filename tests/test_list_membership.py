@@ -1,4 +1,4 @@
-"""List membership judged by the local model (assistant/membership.py, evals/lists_model.py; issue 21,
+"""List membership judged by the local model (evals/lists_model_requests.py, evals/lists_model.py; issue 21,
 helper K): the request, its grammar and the parsing of replies and log-probabilities, and the study's
 rules and CV on its committed cache. The product does not use the judgement (the study did not
 beat today's rule: docs/measurements.md, "Session 14, helper K")."""
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from assistant.membership import grammar, messages, parse, verdict_scores
 from evals import lists_model
+from evals.lists_model_requests import grammar, messages, parse, verdict_scores
 
 
 def test_grammar_has_one_verdict_per_paper_in_order() -> None:
