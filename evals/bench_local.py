@@ -14,7 +14,7 @@ off: the whole prompt read). Prompt and generation tokens/s are llama.cpp's own 
 
 ``--answers N``: the local default as a user gets it, end to end. An ``Assistant`` over the
 ingested index ``--data-dir`` (backend "local", its configured design: "lead"), the model warmed as
-the page does (what ``local.warm`` does: load + ``prompts.warm_messages``), one untimed question (the
+the page does (``local.warm`` itself: load, the shape reader's prompt, ``prompts.warm_messages``), one untimed question (the
 embedder and BM25 index load), then the first N answerable questions of the generated split (tuning
 data, never the locked one), lookups and paraphrases alternating, each asked once. Prints, per
 question, llama.cpp's own counts of the model's request (prompt tokens, of them reused from the
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.backends.local import LocalChatModel, physical_cores, threads_for
-from assistant.prompts import WARM_QUESTION, system_prompt, warm_messages
+from assistant.prompts import WARM_QUESTION, system_prompt
 from assistant.settings import DEFAULT_CORPUS, Settings
 
 QUESTIONS = (
@@ -155,12 +155,11 @@ def bench_answers(n: int, data_dir: str, threads: int) -> None:
     if not assistant.search("attention", k=1):
         raise SystemExit(f"{data_dir}: no ingested abstracts (make ingest, or copy a pre-ingested data dir)")
     start = time.perf_counter()
-    # what local.warm does (load + the system prompt), waited for here
+    # the page's own warm-up (local.warm: load, the shape reader's prompt, the answer's head), waited for here
+    local.warm(assistant.settings).join()
     model = local.LocalChatModel(assistant.settings)
-    for _ in model.stream(warm_messages("local", assistant.settings.prompts), max_tokens=1):
-        pass
     warm_t = model.last_timings()
-    print(f"warm-up (load + system prompt + fixed user head, {warm_t.get('prompt_n', 0)} tokens): "
+    print(f"warm-up (load + shape prompt + answer's system prompt and fixed user head, last {warm_t.get('prompt_n', 0)} tokens): "
           f"{time.perf_counter() - start:.1f} s; design {assistant.settings.prompts.design('local')}, "
           f"{threads_for(assistant.settings)} threads")
     assistant.ask("What is Ring Attention?")  # untimed: embedder, BM25 index, sentence cache
@@ -253,9 +252,8 @@ def bench_lists(n: int, data_dir: str, threads: int, shape: str | None = None) -
 
     load_before = os.getloadavg()
     assistant = Assistant(data_dir=data_dir, backend="local", local_threads=threads)
+    local.warm(assistant.settings).join()  # the page's own warm-up (local.warm)
     model = local.LocalChatModel(assistant.settings)
-    for _ in model.stream(warm_messages("local", assistant.settings.prompts), max_tokens=1):
-        pass
     assistant.ask("What is Ring Attention?")  # untimed: embedder, BM25 index, sentence cache
     clock = _first_token_clock(local)
     rows: list[dict[str, Any]] = []
