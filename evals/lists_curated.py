@@ -193,7 +193,6 @@ def variants(feats: list[dict[str, Any]], folds: int = 5) -> dict[str, Any]:
     """Each rule's held-out mean F1 and per type recall / precision (absent: said none), mean ± sd
     over ``folds`` folds by topic (as ``python -m evals.lists fit``), each fold's constants fitted
     on the others."""
-    from evals.lists_metrics import _defined, _summary, scores
     from evals.lists_rule import FLOORS, RANKS, RATIOS
 
     rules: dict[str, Any] = {
@@ -208,6 +207,15 @@ def variants(feats: list[dict[str, Any]], folds: int = 5) -> dict[str, Any]:
                                                          for fb in (3, 5) for lx in (0.2, 0.25, 0.3, 0.35)
                                                          for hi in (0.5, 0.55, 0.6) for lo in (0.0, 0.4, 0.45, 0.5)], _gated),
         "logistic membership": _logistic}
+    return cross_validate(feats, rules, folds)
+
+
+def cross_validate(feats: list[dict[str, Any]], rules: dict[str, Any], folds: int = 5) -> dict[str, Any]:
+    """Each rule's held-out mean F1 and per type F1 / recall / precision (absent: said none), mean ±
+    sd over ``folds`` folds by topic; ``rules`` maps a name to a function of the training features
+    that returns the rule (features -> picked ids). Shared with ``evals.lists_model``."""
+    from evals.lists_metrics import _defined, _summary, scores
+
     groups = sorted({f["group"] for f in feats})
     fold_of = {g: j % folds for j, g in enumerate(groups)}
     types = sorted({f["type"] for f in feats})
@@ -223,10 +231,11 @@ def variants(feats: list[dict[str, Any]], folds: int = 5) -> dict[str, Any]:
                 if held and ty == ABSENT:
                     per.setdefault(f"{ty} said_none", []).append(statistics.fmean(_score(f, rule(f)) for f in held))
                 elif held:
+                    per.setdefault(f"{ty} f1", []).append(statistics.fmean(_score(f, rule(f)) for f in held))
                     rp = [scores(rule(f), f["gold"]) for f in held]
                     per.setdefault(f"{ty} recall", []).append(statistics.fmean(r for r, _ in rp))
                     per.setdefault(f"{ty} precision", []).extend(_summary(_defined([p for _, p in rp]))[:1])
-        out[name] = {k: _summary(v) for k, v in per.items()}
+        out[name] = {k: _summary([x for x in v if x == x]) for k, v in per.items()}  # (a fold without a defined precision: nan)
     return out
 
 

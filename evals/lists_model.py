@@ -258,31 +258,10 @@ def _makers() -> dict[str, Any]:
 
 def cv(feats: list[dict[str, Any]], folds: int = 5) -> dict[str, Any]:
     """Each rule's held-out mean F1 and per type recall / precision (absent: said none), mean ± sd
-    over ``folds`` folds by topic, as ``evals.lists_curated.variants``."""
-    from evals.lists_curated import ABSENT, _score
-    from evals.lists_metrics import _defined, _summary, scores
+    over ``folds`` folds by topic, as ``evals.lists_curated.variants`` (the same CV code)."""
+    from evals.lists_curated import cross_validate
 
-    groups = sorted({f["group"] for f in feats})
-    fold_of = {g: j % folds for j, g in enumerate(groups)}
-    types = sorted({f["type"] for f in feats})
-    out: dict[str, Any] = {}
-    for name, make in _makers().items():
-        per: dict[str, list[float]] = {"f1": []}
-        for i in range(folds):
-            rule = make([f for f in feats if fold_of[f["group"]] != i])
-            test = [f for f in feats if fold_of[f["group"]] == i]
-            per["f1"].append(statistics.fmean(_score(f, rule(f)) for f in test))
-            for ty in types:
-                held = [f for f in test if f["type"] == ty]
-                if held and ty == ABSENT:
-                    per.setdefault(f"{ty} said_none", []).append(statistics.fmean(_score(f, rule(f)) for f in held))
-                elif held:
-                    per.setdefault(f"{ty} f1", []).append(statistics.fmean(_score(f, rule(f)) for f in held))
-                    rp = [scores(rule(f), f["gold"]) for f in held]
-                    per.setdefault(f"{ty} recall", []).append(statistics.fmean(r for r, _ in rp))
-                    per.setdefault(f"{ty} precision", []).extend(_summary(_defined([p for _, p in rp]))[:1])
-        out[name] = {k: _summary([x for x in v if x == x]) for k, v in per.items()}  # (a fold without a defined precision: nan)
-    return out
+    return cross_validate(feats, _makers(), folds)
 
 
 def judgements(feats: list[dict[str, Any]]) -> dict[str, Any]:
