@@ -1,6 +1,6 @@
 """Overviews the frames miss, detected from the retrieval evidence (helper G2, session 13, #21).
 
-    python -m evals.shapes_evidence features [--data-dir D]   # -> /tmp/shape-evidence-features.jsonl (cached)
+    python -m evals.shapes_evidence features [--data-dir D]   # -> evals/runs/_cache/shape-evidence-features.jsonl (cached)
     python -m evals.shapes_evidence fit                       # 5-fold CV of the rules -> evals/fits/shapes_evidence.json
     python -m evals.shapes_evidence holdout                   # the SQ* batch, once: today and with the logistic rule
 
@@ -31,7 +31,7 @@ from typing import Any
 from evals.data import load_for_tuning, resolve_path
 from evals.shapes_written import PATH as SHAPES_PATH
 
-CACHE = Path("/tmp/shape-evidence-features.jsonl")
+CACHE = Path(__file__).resolve().parent / "runs" / "_cache" / "shape-evidence-features.jsonl"  # inside the clone (evals/runs/ is ignored)
 FIT_PATH = Path(__file__).parent / "fits" / "shapes_evidence.json"
 FACT_SPLITS = ("shape_facts_written", "dev", "paraphrase_written", "calibration", "generated")
 OVERVIEW_SPLITS = ("overview_written",)
@@ -90,6 +90,7 @@ def features(data_dir: str | None, holdout: bool = False, path: Path = CACHE) ->
         cached = {json.loads(x)["question"]: json.loads(x) for x in path.read_text().splitlines() if x.strip()}
     rows = labelled(holdout)
     engine = None
+    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as out:
         for r in rows:
             if r["question"] in cached:

@@ -83,8 +83,7 @@ def test_cv_scores_rules_on_held_out_topics() -> None:
 @pytest.mark.parametrize("cache", [lists_model.CACHE, lists_model.POINT_CACHE, lists_model.FITS / "lists_model_abstract_cache.jsonl"],
                          ids=["list", "point", "abstract"])
 def test_committed_cache_holds_judged_questions(cache: object) -> None:
-    if not cache.exists():  # type: ignore[attr-defined]
-        pytest.skip("no cache collected")
+    assert cache.exists(), f"{cache}: the study's committed cache is missing"  # type: ignore[attr-defined]
     feats = lists_model.load(cache)  # type: ignore[arg-type]
     assert feats and all(len(f["shown"]) == f["n"] and (f["scores"] is None or len(f["scores"]) == f["n"]) for f in feats)
     assert {f["type"] for f in feats} <= {"list_written", "list_curated", "list_absent"}
