@@ -38,7 +38,7 @@ from evals.metrics import key_point_coverage
 from evals.written_sessions import FOLLOWUPS_PATH
 
 FIT_PATH = EVALS_DIR / "fits" / "followup_quotes.json"
-FEATURES = Path("/tmp/followup-quotes-features.json")  # collect's output, read by fit
+FEATURES = Path(__file__).resolve().parent / "runs" / "_cache" / "followup-quotes-features.json"  # collect's output, read by fit (inside the clone; evals/runs/ is ignored)
 WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 
 
@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     assistant = _open(args.data_dir)
     if args.command == "collect":
         feats = collect(assistant)
+        Path(args.features).parent.mkdir(parents=True, exist_ok=True)
         Path(args.features).write_text(json.dumps(feats), encoding="utf-8")
         print(f"{len(feats)} sessions -> {args.features}")
         return 0
