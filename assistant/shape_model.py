@@ -67,23 +67,17 @@ def eligible(question: str, shape: Shape) -> bool:
 
 
 def overview_probability(model: Any, question: str) -> float:
-    """The model's probability that ``question`` asks for an overview: for the local model, its first
-    token's probability of "overview" among the four words (llama.cpp ``top_logprobs``, as
-    ``evals.shapes_model`` measured it); for a backend without token probabilities, its greedy reply
-    (1.0 when it says overview, else 0.0)."""
-    engine = model._load() if hasattr(model, "_load") and hasattr(model, "last_timings") else None
-    if engine is None:
+    """The model's probability that ``question`` asks for an overview: for a backend with token
+    probabilities (the local model's ``first_token_logprobs``), its first token's probability of
+    "overview" among the four words, as ``evals.shapes_model`` measured it; otherwise its greedy
+    reply (1.0 when it says overview, else 0.0)."""
+    scored = getattr(model, "first_token_logprobs", None)
+    if scored is None:
         extra = {"grammar": GRAMMAR} if getattr(model, "grammar", False) else {}
         reply = "".join(model.stream(messages(question), max_tokens=REPLY_TOKENS, temperature=0.0, **extra))
         return 1.0 if parse(reply) == OVERVIEW else 0.0
-    request = {"messages": messages(question), "max_tokens": REPLY_TOKENS, "temperature": 0.0, "grammar": GRAMMAR,
-               "logprobs": True, "top_logprobs": 10, "cache_prompt": True}
-    with engine.lock:  # one generation at a time on the local engine
-        reply = engine.server.handle_chat_completions(request)
-    if "error" in reply:
-        raise ValueError(f"local model failed: {reply['error']}")
-    first = ((reply.get("choices") or [{}])[0].get("logprobs") or {}).get("content") or [{}]
-    return probabilities(first[0].get("top_logprobs", []))[OVERVIEW]
+    _, top = scored(messages(question), max_tokens=REPLY_TOKENS, grammar=GRAMMAR)
+    return probabilities(top)[OVERVIEW]
 
 
 def reread(engine: Any, turn: Any, shape: Shape) -> Shape:

@@ -66,26 +66,23 @@ def labelled(holdout: bool = False) -> list[dict[str, Any]]:
     return [r for r in mixed if not (r["question"].lower() in seen or seen.add(r["question"].lower()))]
 
 
-def _server() -> Any:
+def _model() -> Any:
+    """The local model, asked by the product's own request (``model_reading``)."""
     from assistant.backends.local import LocalChatModel
     from assistant.settings import Settings
 
-    return LocalChatModel(Settings(local_threads=2))._load().server
+    return LocalChatModel(Settings(local_threads=2))
 
 
-def model_reading(server: Any, question: str) -> dict[str, Any]:
-    """The model's greedy one-word reply and the four shapes' probabilities of its first token."""
+def model_reading(model: Any, question: str) -> dict[str, Any]:
+    """The model's greedy one-word reply and the four shapes' probabilities of its first token,
+    by the request the product makes (``LocalChatModel.first_token_logprobs``)."""
     from assistant.shape_model import GRAMMAR, REPLY_TOKENS, messages, parse, probabilities
 
-    request = {"messages": messages(question), "max_tokens": REPLY_TOKENS, "temperature": 0.0, "grammar": GRAMMAR,
-               "logprobs": True, "top_logprobs": 10, "cache_prompt": True}
     t = time.perf_counter()
-    reply = server.handle_chat_completions(request)
+    reply, top = model.first_token_logprobs(messages(question), max_tokens=REPLY_TOKENS, grammar=GRAMMAR)
     seconds = time.perf_counter() - t
-    choice = reply["choices"][0]
-    first = (choice.get("logprobs") or {}).get("content") or [{}]
-    return {"reply": parse(choice["message"]["content"]), "p": probabilities(first[0].get("top_logprobs", [])),
-            "seconds": round(seconds, 3)}
+    return {"reply": parse(reply), "p": probabilities(top), "seconds": round(seconds, 3)}
 
 
 def _cached(path: Path) -> dict[str, dict[str, Any]]:
@@ -101,7 +98,7 @@ def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, A
     from assistant.shape_frames import _ONE_WORK
 
     path = HOLDOUT_CACHE if holdout else CACHE
-    cached, rows, server, done = _cached(path), labelled(holdout), None, 0
+    cached, rows, model, done = _cached(path), labelled(holdout), None, 0
     todo = []
     for r in rows:
         if r["question"] not in cached:
@@ -115,8 +112,8 @@ def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, A
         for r in todo:
             if limit is not None and done >= limit:
                 break
-            server = server or _server()
-            r.update(model_reading(server, " ".join(r["question"].split())))
+            model = model or _model()
+            r.update(model_reading(model, " ".join(r["question"].split())))
             cached[r["question"]] = r
             out.write(json.dumps(r) + "\n")
             out.flush()

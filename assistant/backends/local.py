@@ -349,6 +349,23 @@ class LocalChatModel(ChatModel):
         with engine.lock:
             return dict(engine.timings)
 
+    def first_token_logprobs(self, messages: list[Message], *, max_tokens: int, grammar: str | None = None,
+                             top: int = 10) -> tuple[str, list[dict[str, Any]]]:
+        """One short greedy request, not streamed: the reply's text and its first token's ``top`` most
+        likely tokens with their log-probabilities (llama.cpp ``top_logprobs``, before the grammar);
+        its timings are kept like a stream's (``last_timings``). For classifiers (assistant/shape_model.py)."""
+        engine = self._load()
+        request = {"messages": messages, "max_tokens": max_tokens, "temperature": 0.0, "cache_prompt": True,
+                   "logprobs": True, "top_logprobs": top} | ({"grammar": grammar} if grammar else {})
+        with engine.lock:  # one generation at a time on the engine
+            reply = engine.server.handle_chat_completions(request)
+            engine.timings = dict(reply.get("timings") or {})
+        if "error" in reply:
+            raise LLMError(f"local model failed: {reply['error']}")
+        choice = (reply.get("choices") or [{}])[0]
+        first = ((choice.get("logprobs") or {}).get("content") or [{}])[0]
+        return (choice.get("message") or {}).get("content") or "", first.get("top_logprobs", [])
+
     def stream(
         self, messages: list[Message], *, max_tokens: int, temperature: float = 0.0, grammar: str | None = None
     ) -> Iterator[str]:
