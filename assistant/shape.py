@@ -32,13 +32,16 @@ Decided from how English asks these things, never from any evaluation question:
   paper. So does a partitive whose verb is singular ("Which of the papers on X reports…":
   agreement picks one), a mass noun with a relative clause of origination and a named object ("the
   work that introduced GPO": a named thing is introduced once), and an overview of one work ("a
-  summary of the LION paper", "the key ideas in Zebra").
+  summary of the LION paper", "the key ideas in Zebra"); a definite noun for one publication ("the
+  survey on X", "this thesis", "the GPT-4 technical report": ``_ONE_WORK``) is one work, as "the paper" is.
   A **follow-up** picks out of the previous list ("Which of these / them / those papers…", "Of
   these, which…", "Do any of them…", "Which ones…", the elliptical partitive "Any of those…?", and
   "the ones" / "those" heading a restrictive relative — English's one-anaphora for a set just
   named: "The ones that use X?", "Show me only the ones that…", "Those with code?" — only when the
   previous answer was a list; the filter is kept as asked, its verb too, in ``Shape.predicate``);
-  "What about X?" after a list asks the same list question of X.
+  "What about X?" after a list asks the same list question of X; a degree question with a plural
+  anaphor ("How much faster are they?", "How big are their gains?") asks it of each listed work, a
+  follow-up whose filter is its presupposition ("are faster", "have gains"; ``_degree``).
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
   "how do A and B differ / compare", "how does A differ from / compare to B", "in what ways do A
   and B differ", "what distinguishes A from B", "(the) difference(s) / similarities between A and
@@ -94,10 +97,14 @@ from assistant.shape_frames import (
     _AUXES_RE,
     _BARE,
     _CLAIM,
+    _COMPARATIVE,
     _COMPARE,
     _CONTENT,
     _COORD,
     _COORD_VERB,
+    _DEFINITE_GENRE,
+    _DEGREE,
+    _DEGREE_SUBJECT,
     _DISLOCATED,
     _DO_ANY,
     _EMBED,
@@ -128,6 +135,7 @@ from assistant.shape_frames import (
     _PREPS,
     _PROPERTY,
     _PROPERTY_OF,
+    _QUANTIFIER,
     _REQUEST,
     _SINGULAR_VERB,
     _SUPERLATIVE,
@@ -357,6 +365,28 @@ def _list(q: str, previous_was_list: bool) -> Shape | None:
     return None
 
 
+def _degree(q: str) -> Shape | None:
+    """A degree question about the listed works (``_DEGREE``): a follow-up whose filter is its
+    presupposition ("are faster", "have speed-ups", "report gains", "save memory"), None without one."""
+    if not (m := _DEGREE.match(_clean(q))) or not (s := _DEGREE_SUBJECT.match(m.group("rest"))):
+        return None
+    degree, rest, noun = _QUANTIFIER.sub("", m.group("degree")), s.group("rest"), s.group("noun")
+    if m.group("aux").lower() in ("are", "were"):
+        if noun and s.group("owner").lower() == "the" and not s.group("verb"):
+            return None  # "How big are the models?": no anaphor, no list's members
+        kept = degree if not noun or _COMPARATIVE.match(degree) else ""  # the degree asked is no part of a noun's filter
+        words = [s.group("verb") or ("have" if noun else "are"), kept, noun or "", rest]
+        topic = " ".join(w for w in (kept, noun, "" if s.group("verb") else rest) if w)
+    elif noun or not (v := re.match(r"([\w-]+)\s*(.*)$", rest)):
+        return None
+    else:  # do-support or a modal: the verb, and what "much / many" measured is its object ("save memory")
+        words, topic = [v.group(1), degree if degree != m.group("degree") else "", v.group(2)], ""
+    predicate = re.sub(r"(?:\s+(?:on|in|with|for|to|at|of))?\s+(?:it|them)$", "", " ".join(w for w in words if w))
+    topic = re.sub(r"^(?:over|than)\s+", "", topic or _topic(predicate, keep_verb=False))
+    light = re.fullmatch(r"(?:do|does|did|get|got|be|have|fare|go|perform)", topic, re.I)  # a light verb names no property
+    return Shape(LIST, topic, follow_up=True, predicate=predicate) if topic and " " in predicate and not light else None
+
+
 def _compare(q: str) -> Shape | None:
     for pattern in _COMPARE:
         m = pattern.search(q)
@@ -379,12 +409,14 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     q = " ".join((question or "").split())
     if previous_was_list and _OF_THESE.match(q):
         return _list(q, True) or Shape(FACT)
+    if previous_was_list and (degree := _degree(q)):
+        return degree
     q = _EMBED.sub("", q, count=1)
     if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
         # its frames are specific: "what do the papers say about" is no list
         # a property of one named work, or a topic anchored to one work ("…that the paper identifies"), is its fact
         # and "the key ideas in Zebra": a content noun with "in" a name is inside that one work
-        one = _property_of_name(topic) or _ONE_WORK.search(topic) or _named_part(topic) or (names("The " + topic) == [topic]
+        one = _property_of_name(topic) or _ONE_WORK.search(topic) or _named_part(topic) or _DEFINITE_GENRE.search(q[:m.start("rest")]) or (names("The " + topic) == [topic]
                                                                       and re.search(rf"\b{_CONTENT}\s+in\s+{re.escape(topic)}\W*$", q, re.I))
         return Shape(FACT) if one else Shape(OVERVIEW, topic)
     if m := next((found for pattern in _TOPIC_INSIDE if (found := pattern.match(q))), None):

@@ -9,7 +9,9 @@ import re
 
 # Plural nouns English uses for written works, and for what works propose (closed sets of the
 # language, not of any question).
-_WORKS = r"(?:papers|abstracts|works|studies|articles|publications|preprints|entries|documents|sources|ones)"
+# Plurals of a publication genre name works of that genre ("Are there any surveys on X?", session 15, helper Q);
+# "reviews" and "reports" are left out: after a singular noun they are as often its verb ("which benchmark reports X").
+_WORKS = r"(?:papers|abstracts|works|studies|articles|publications|preprints|entries|documents|sources|ones|surveys|theses|dissertations|monographs|tutorials)"
 _METHODS = r"(?:methods|approaches|models|techniques|frameworks|architectures|algorithms|systems|strategies|solutions)"
 # Nouns for a collection of documents (the words a reader uses for what this tool holds).
 _COLL = r"(?:collection|corpus|library|index|set|database)"
@@ -201,8 +203,12 @@ _TAIL = re.compile(r"\s+(?:(?:are|is)\s+there|exist|are\s+available|(?:do\s+)?yo
 _CLAIM = re.compile(r"^\s*(?:(?:ever|already|here)\s+)?[\w-]+\s+that\b", re.I)
 _COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and tasks did…": a coordinated head
 # "works" is a plural noun (papers) or a verb; before a degree adverb (a closed class) it is the verb
-# ("which works best"): English's -s marks both. Seen on a tuning follow-up (paraphrase_written).
-_WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?which\s+works\s+(?:best|better|well|worst|most|least)\b", re.I)
+# ("which works best"): English's -s marks both. Seen on a tuning follow-up (paraphrase_written). The
+# same holds after a head noun ("What learning rate schedule works best for X?", "Which optimizer works
+# better?"): a degree adverb modifies a verb, never follows a plural subject before its verb, so the -s
+# is the verb's third person singular, its subject the singular head, and one thing is asked: a fact
+# (session 15, helper Q: the head noun is passed over as _WH_LIST's modifiers are).
+_WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?(?:which|what)\s+(?:[\w-]+\s+){0,3}?works\s+(?:best|better|well|worst|most|least)\b", re.I)
 # A superlative picks one: "Which of them scales to the largest…" asks for one paper.
 _SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
 # A modal before the subject inverts as do-support does ("Which algorithms can DPT learn faster than?").
@@ -219,8 +225,25 @@ _EXISTS = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:(?:are|is)\s+there|exist|are
 _PAST = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:were|was|did|had|\w+ed)\b", re.I)
 # One work's content: a name or a definite singular work after a preposition ("used in FlashAttention").
 # A definite singular work noun after modifiers ("the LION paper", "this ViT study") is one work too.
-_ONE_WORK = re.compile(r"\b(?:the|this|that|its|their)\s+(?:paper|study|work|article|abstract|authors?|proposed|method|model|approach|framework)\b"
-                       r"|\b(?:the|this|that)\s+(?:[\w-]+\s+){1,3}?(?:paper|study|article|abstract|preprint)\b(?!-)|\b(?:it|its)\b", re.I)
+# The nouns English uses for one publication of a genre (session 15, helper Q, #21): a thesis or a
+# dissertation, a preprint or a manuscript, a monograph, a book or one of its chapters, a tutorial, a
+# white paper, "publication" itself; a survey and a review (the survey article, the review article),
+# and a report (the technical report) are written works too, but these three are also verbs ("the
+# papers report X", "methods that survey Y"), so they anchor one work only where no verb can stand: right
+# after "the / this / its / their" (not "that", a relative pronoun before a verb), or after modifiers of
+# which the last is no plural (a plural subject takes the verb: "the papers report") and none is a
+# preposition ("the papers on X survey …"). "Overview" and "summary" are left out: asked of an assistant
+# they name the digest it is to write ("give me the summary of X"), not a work in the collection.
+_PUBLICATION = r"(?:thesis|dissertation|preprint|manuscript|monograph|book|chapter|tutorial|white\s?paper|publication)"
+_GENRE = r"(?:survey|review|report)"
+_ONE_WORK = re.compile(rf"\b(?:the|this|that|its|their)\s+(?:paper|study|work|article|abstract|authors?|proposed|method|model|approach|framework|{_PUBLICATION})\b"
+                       rf"|\b(?:the|this|that)\s+(?:[\w-]+\s+){{1,3}}?(?:paper|study|article|abstract|{_PUBLICATION})\b(?!-)"
+                       rf"|\b(?:the|this|its|their)\s+(?:(?!(?:on|of|in|for|about|with|to|by|from|that|which)\b)[\w-]*[^\W_s]\s+){{0,3}}?{_GENRE}\b(?!-)"
+                       r"|\b(?:it|its)\b", re.I)
+# A digest noun that names a publication genre, made definite inside an overview frame ("Summarise the survey
+# on X", "Give me the gist of this review of X"): an existing survey, one work's fact; the indefinite ("give me
+# a survey of X") asks for a digest to be written, an overview.
+_DEFINITE_GENRE = re.compile(rf"\b(?:the|this|its|their)\s+{_GENRE}\b", re.I)
 _ANCHOR_PREPS = re.compile(r"\b(?:in|by|of|from|within|against|than|with|behind|underlying|into)\s+(?:the\s+)?$", re.I)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(?P<rest>.+)$", re.I)
 _WHAT_THERE = re.compile(r"^\s*what(?:'s|\s+is)\s+there\s+(?P<rest>.*)$", re.I)
@@ -316,5 +339,22 @@ _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\
                        rf"|(?:any|some|all|none|each|either|both)\s+of\s+{_THESE}"
                        rf"|(?:(?:show|list|give|keep|tell)\s+(?:me\s+|us\s+)?|what\s+about\s+)?(?:only\s+|just\s+)?(?:the\s+ones?|those)(?=\s+(?:that|which|who|with|where|using|in|on|about)\b))"
                        rf"\b(?P<rest>.*)$", re.I)
+# A degree follow-up on a list (session 15, helper Q, #21): "how" before an adjective, an adverb or a
+# quantifier asks a degree ("How much faster are they?", "How big are their speed-ups?", "By how much do they
+# beat X?"); before an auxiliary it asks a manner ("How do they work?"), no degree. With a plural anaphor
+# ("they", "their", "these", "those") the degree is asked of each listed work, as "which of these" picks
+# among them: a follow-up on the list, whose filter is the question's presupposition ("they are faster",
+# "they have speed-ups", "they beat X": the degree asked, "much" or a positive adjective, is no part of it;
+# a comparative is, it is what "they are faster" states). The auxiliary must be plural: a singular one
+# picks one member ("How fast is the best of them?"). Adjectives of likeness ("How similar are they?")
+# relate the members to each other, a comparison, and are left out.
+_DEGREE = re.compile(r"^\s*(?:so\s+|and\s+|then\s+)?(?:by\s+)?how\s+(?!(?:do|does|did|is|are|was|were|has|have|had|can|could|would|will|should|similar|different|alike|comparable|close)\b)"
+                     r"(?P<degree>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?P<aux>are|were|do|did|have|can|could|would|will)\s+(?P<rest>.+)$", re.I)
+# the anaphor as subject, its possessive, or a noun with a relative clause whose subject it is ("the gains they report")
+_DEGREE_SUBJECT = re.compile(rf"^(?:(?:they|these|those)(?:\s+(?:{_WORKS}|{_METHODS}))?(?=\s|$)|(?P<owner>their|the|these|those)\s+"
+                             rf"(?P<noun>[\w-]+(?:\s+(?!{_NOT_MOD}\b|than\b|they\b|that\b)[\w-]+)?)(?:\s+(?:that\s+|which\s+)?they\s+(?P<verb>[\w-]+))?)\s*(?P<rest>.*)$", re.I)
+_QUANTIFIER = re.compile(r"^(?:much|many|far|a\s+lot)\b\s*", re.I)
+_COMPARATIVE = re.compile(r"^(?:more|less|fewer|[\w-]{2,}er)\b", re.I)
+
 # The overview frames whose topic is a group in the middle of the question (``assistant.shape.detect``).
 _TOPIC_INSIDE = (_HOW_HAS, _HOW_TACKLED, _HOW_EVOLVED, _BODY_FOUND, _HOW_WELL, _DIGEST_LABEL)

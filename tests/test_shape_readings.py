@@ -1,0 +1,78 @@
+"""Three readings of the shape detector (#21, session 15): degree follow-ups on a list, nouns for one
+publication, and "what X works best" with a singular head (questions made up for these tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.shape import FACT, LIST, OVERVIEW, detect
+
+
+@pytest.mark.parametrize(("question", "topic", "predicate"), [
+    ("How much faster are they?", "faster", "are faster"),
+    ("How much better are these than softmax attention?", "better than softmax attention", "are better than softmax attention"),
+    ("How big are their speed-ups?", "speed-ups", "have speed-ups"),  # the degree asked is no part of the filter
+    ("How much smaller are their embeddings?", "smaller embeddings", "have smaller embeddings"),  # a comparative is
+    ("How large are the gains they report?", "gains", "report gains"),
+    ("How much memory do they save?", "memory", "save memory"),
+    ("By how much do they beat boosted trees?", "boosted trees", "beat boosted trees"),
+])
+def test_a_degree_question_about_a_lists_members_is_a_follow_up(question: str, topic: str, predicate: str) -> None:
+    shape = detect(question, previous_was_list=True)
+    assert (shape.kind, shape.follow_up, shape.topic, shape.predicate) == (LIST, True, topic, predicate)
+
+
+@pytest.mark.parametrize("question", [
+    "How much faster are they?",  # no list before: "they" points at nothing listed
+    "How much faster is it?",  # singular: one work
+])
+def test_a_degree_question_without_a_list_or_with_one_work_stays_a_fact(question: str) -> None:
+    assert detect(question, previous_was_list=question.endswith("it?")).kind == FACT
+
+
+@pytest.mark.parametrize("question", [
+    "How do they work?",  # "how" before an auxiliary asks a manner, not a degree
+    "How similar are they?",  # likeness holds between the members, not of each
+    "How fast is the best of them?",  # a singular verb picks one member
+    "How much faster is FlashAttention-2?",  # no anaphor: a named work's fact
+])
+def test_other_how_questions_after_a_list_are_no_degree_follow_up(question: str) -> None:
+    assert not detect(question, previous_was_list=True).follow_up
+
+
+@pytest.mark.parametrize("question", [
+    "What methods are discussed in the survey on efficient transformers?",
+    "Which models are evaluated in the technical report?",
+    "What approaches are compared in this review?",
+    "Which techniques are listed in the thesis?",
+    "What methods are proposed in the dissertation?",
+    "Give me an overview of the survey on graph neural networks.",  # an overview of one publication
+    "Summarise the survey on diffusion models.",  # a definite publication-genre noun: an existing survey
+])
+def test_a_noun_for_one_publication_anchors_a_fact(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Which papers report speed-ups on long sequences?", LIST),  # "report" after a plural is the verb
+    ("Which methods that review prior work use attention?", LIST),  # "that" before a verb is a relative
+    ("Give me a survey of diffusion models.", OVERVIEW),  # the indefinite asks for a digest to be written
+    ("Are there any surveys on state space models?", LIST),  # the plural: works of that genre
+])
+def test_publication_nouns_leave_verbs_digests_and_plurals(question: str, kind: str) -> None:
+    assert detect(question).kind == kind
+
+
+@pytest.mark.parametrize("question", [
+    "What learning rate schedule works best for pretraining?",
+    "Which optimizer works best for small batches?",
+    "What tokenizer works better for code?",
+    "What works best for long-context retrieval?",
+])
+def test_a_singular_head_with_works_and_a_degree_adverb_is_one_fact(question: str) -> None:
+    assert detect(question).kind == FACT
+
+
+def test_works_as_a_plural_noun_still_heads_a_list() -> None:
+    assert detect("Which recent works study state space models?").kind == LIST
+    assert detect("What works in the collection cover pruning?").kind == LIST
