@@ -5,7 +5,7 @@
 - ``bm25``: the persisted BM25 index over the abstracts' text (``assistant.lexical``, written by
   ingest, with the shared term function ``assistant.text.tokens``).
 
-Each signal returns its ``candidates`` best abstracts; ``fuse`` merges them (weights and method
+Each signal returns its ``candidates`` best abstracts; ``fuse`` (assistant/fusion.py) merges them (weights and method
 from ``settings.retrieval``, fitted by ``python -m evals.fit`` with k-fold cross-validation);
 versions of one work are then collapsed to the best-scoring one.
 
@@ -32,6 +32,7 @@ import numpy as np
 from assistant import lexical
 from assistant.evidence import Idf
 from assistant.filters import YEAR_MAX, YEAR_MIN, Filters, FilterTable
+from assistant.fusion import Ranked, exact_top, fuse, max_pool
 from assistant.lexical import LexicalIndex
 from assistant.settings import Settings
 from assistant.store import Store, StoredDoc
@@ -42,48 +43,6 @@ MODE_SIGNALS = {"hybrid": SIGNALS, "dense": ("chunk", "abstract"), "bm25": ("bm2
 # The naive baseline every evaluation reports beside the pipeline: BM25 + one MiniLM vector per
 # whole abstract, unweighted reciprocal-rank fusion with k=60.
 BASELINE = {"weights": {"bm25": 1.0, "abstract": 1.0}, "method": "rrf", "rrf_k": 60.0}
-Ranked = list[tuple[str, float]]
-
-
-# --- fusion ---------------------------------------------------------------------------------------
-def _dist_normalized(ranked: Ranked) -> dict[str, float]:
-    """LlamaIndex's ``dist_based_score``: scores scaled by mean +- 3 standard deviations of the list."""
-    if not ranked:
-        return {}
-    scores = np.array([s for _, s in ranked], dtype=np.float64)
-    mu, sd = float(scores.mean()), float(scores.std())
-    lo, hi = mu - 3 * sd, mu + 3 * sd
-    if hi - lo <= 0:
-        return {d: 1.0 for d, _ in ranked}
-    return {d: (s - lo) / (hi - lo) for d, s in ranked}
-
-
-def fuse(lists: dict[str, Ranked], weights: dict[str, float], method: str = "dist", rrf_k: float = 60.0) -> Ranked:
-    """Merge ranked lists (best first) into one: ``dist`` (weighted sum of distribution-normalised
-    scores) or ``rrf`` (weighted reciprocal rank, Cormack et al. 2009)."""
-    total: dict[str, float] = {}
-    for name, ranked in lists.items():
-        w = weights.get(name, 0.0)
-        if w <= 0 or not ranked:
-            continue
-        if method == "rrf":
-            parts = {d: 1.0 / (rrf_k + r) for r, (d, _) in enumerate(ranked, start=1)}
-        elif method == "dist":
-            parts = _dist_normalized(ranked)
-        else:
-            raise ValueError(f"unknown fusion method {method!r} (dist or rrf)")
-        for d, v in parts.items():
-            total[d] = total.get(d, 0.0) + w * v
-    return sorted(total.items(), key=lambda kv: -kv[1])
-
-
-def max_pool(owners: Iterable[str], sims: Iterable[float]) -> Ranked:
-    """Chunk similarities -> each abstract's best chunk, best first."""
-    best: dict[str, float] = {}
-    for doc_id, sim in zip(owners, sims, strict=True):
-        if sim > best.get(doc_id, -2.0):
-            best[doc_id] = sim
-    return sorted(best.items(), key=lambda kv: -kv[1])
 
 
 # --- the retriever --------------------------------------------------------------------------------
@@ -281,7 +240,7 @@ class HybridRetriever:
             # still asks it (a stopped server is a StoreError, not an answer from memory: test_faults.py).
             exact_here = total <= cfg.filter_exact_max and not self.settings.chroma_host
             whole = self._whole_vectors(collection) if exact_here else None
-            return _exact_top(*whole, vec, want) if whole is not None else query(want)
+            return exact_top(*whole, vec, want) if whole is not None else query(want)
         share = len(allow) / max(self._count, 1)
         owner = (lambda i: i.rsplit("-", 1)[0]) if owner_key else (lambda i: i)
         if share >= cfg.filter_scan_share:
@@ -291,7 +250,7 @@ class HybridRetriever:
                 return got[:want]
         exact = self._exact_vectors(collection, allow, owner_key is not None)
         if exact is not None:
-            return _exact_top(*exact, vec, want)
+            return exact_top(*exact, vec, want)
         ids = sorted(allow)
         out: Ranked = []
         for b in range(0, len(ids), cfg.filter_in_batch):
@@ -387,15 +346,6 @@ class HybridRetriever:
             if len(out) >= k:
                 break
         return out
-
-
-def _exact_top(ids: list[str], matrix: np.ndarray, vec: np.ndarray, want: int) -> Ranked:
-    """The ``want`` items nearest ``vec`` by exact cosine; equal cosines in id order (a stable sort
-    over ids held sorted or in the filter table's order), never in memory order."""
-    # einsum, not BLAS: OpenBLAS's threaded matrix-vector product took 8 ms here on 2 busy cores, einsum 0.08 ms
-    sims = np.einsum("ij,j->i", matrix, (vec / (np.linalg.norm(vec) or 1.0)).astype(matrix.dtype))
-    top = np.argsort(-sims, kind="stable")[:want]
-    return [(ids[i], float(sims[i])) for i in top]
 
 
 def collapse_works(fused: Ranked, docs: dict[str, StoredDoc], k: int, seen: set[str] | None = None) -> list[tuple[StoredDoc, float]]:

@@ -101,7 +101,7 @@ def add_rocchio(row: dict[str, Any], fused: list[tuple[str, float]], m: int, bet
 
 
 def rank(row: dict[str, Any], cfg: dict[str, Any]) -> list[tuple[str, float]]:
-    from assistant.retrieval import fuse
+    from assistant.fusion import fuse
 
     lists, weights = row["lists"], dict(cfg["weights"])
     if cfg.get("abstract_list"):
@@ -157,7 +157,7 @@ def report(name: str, rows: list[dict[str, Any]], configs: list[dict[str, Any]],
 
 
 def variants(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    from assistant.retrieval import fuse
+    from assistant.fusion import fuse
     from assistant.settings import RetrievalSettings
 
     base = retrieval_configs()
