@@ -227,18 +227,25 @@ _PAST = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:were|was|did|had|\w+ed)\b", re
 # A definite singular work noun after modifiers ("the LION paper", "this ViT study") is one work too.
 # The nouns English uses for one publication of a genre (session 15, helper Q, #21): a thesis or a
 # dissertation, a preprint or a manuscript, a monograph, a book or one of its chapters, a tutorial, a
-# white paper, "publication" itself; a survey and a review (the survey article, the review article),
-# and a report (the technical report) are written works too, but these three are also verbs ("the
-# papers report X", "methods that survey Y"), so they anchor one work only where no verb can stand: right
-# after "the / this / its / their" (not "that", a relative pronoun before a verb), or after modifiers of
-# which the last is no plural (a plural subject takes the verb: "the papers report") and none is a
-# preposition ("the papers on X survey …"). "Overview" and "summary" are left out: asked of an assistant
-# they name the digest it is to write ("give me the summary of X"), not a work in the collection.
-_PUBLICATION = r"(?:thesis|dissertation|preprint|manuscript|monograph|book|chapter|tutorial|white\s?paper|publication)"
+# white paper; a survey and a review (the survey article, the review article) and a report (the technical
+# report) are written works too, but these three are also verbs ("the papers report X", "methods that survey
+# Y") and nouns of an activity ("the review process", "report generation"), so they anchor one work only as
+# the head of their noun phrase: after "the / this / its / their" (not "that", a relative pronoun before
+# a verb), past modifiers of which none is a plural (a plural subject takes the verb: "the papers
+# report"), a preposition ("the papers on X survey ...") or a noun for the collection ("models in the
+# collection report X"), and followed by what follows a head noun: the end, a preposition or a relative
+# ("the survey on X", "the review of Y"), or a verb of what a text does ("the survey lists / covers X").
+# "Overview" and "summary" are left out: asked of an assistant they name the digest it is to write ("give
+# me the summary of X"), and "publication" names the act as often as the work ("the publication of X").
+_PUBLICATION = r"(?:thesis|dissertation|preprint|manuscript|monograph|book|chapter|tutorial|white\s?paper)"
 _GENRE = r"(?:survey|review|report)"
+_HEAD_FOLLOWS = (r"(?=\s*(?:$|[?.,;:!)]|(?:on|of|about|in|into|for|by|from|to|with|that|which|and|or|says?|said|writes?|lists?|covers?|reviews?"
+                 r"|describes?|discusses?|finds?|found|concludes?|argues?|notes?|mentions?|identifies?|claims?|reports?|proposes?"
+                 r"|categori[sz]es?|compares?|examines?|suggests?|shows?|highlights?|outlines?|summari[sz]es?|surveys?)\b))")
 _ONE_WORK = re.compile(rf"\b(?:the|this|that|its|their)\s+(?:paper|study|work|article|abstract|authors?|proposed|method|model|approach|framework|{_PUBLICATION})\b"
                        rf"|\b(?:the|this|that)\s+(?:[\w-]+\s+){{1,3}}?(?:paper|study|article|abstract|{_PUBLICATION})\b(?!-)"
-                       rf"|\b(?:the|this|its|their)\s+(?:(?!(?:on|of|in|for|about|with|to|by|from|that|which)\b)[\w-]*[^\W_s]\s+){{0,3}}?{_GENRE}\b(?!-)"
+                       rf"|\b(?:the|this|its|their)\s+(?:(?!(?:on|of|in|for|about|with|to|by|from|that|which|{_COLL[3:-1]}|field|community)\b)[\w-]*[^\W_s]\s+){{0,3}}?"
+                       rf"{_GENRE}\b(?!-){_HEAD_FOLLOWS}"
                        r"|\b(?:it|its)\b", re.I)
 # A digest noun that names a publication genre, made definite inside an overview frame ("Summarise the survey
 # on X", "Give me the gist of this review of X"): an existing survey, one work's fact; the indefinite ("give me

@@ -58,6 +58,8 @@ def test_a_noun_for_one_publication_anchors_a_fact(question: str) -> None:
     ("Which methods that review prior work use attention?", LIST),  # "that" before a verb is a relative
     ("Give me a survey of diffusion models.", OVERVIEW),  # the indefinite asks for a digest to be written
     ("Are there any surveys on state space models?", LIST),  # the plural: works of that genre
+    ("Which models in the collection report speed-ups?", LIST),  # a collection noun is no genre's modifier
+    ("What research has examined the review process?", LIST),  # a premodifier of another noun, an activity
 ])
 def test_publication_nouns_leave_verbs_digests_and_plurals(question: str, kind: str) -> None:
     assert detect(question).kind == kind
