@@ -354,8 +354,9 @@ _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\
 # "they have speed-ups", "they beat X": the degree asked, "much" or a positive adjective, is no part of it;
 # a comparative is, it is what "they are faster" states). The auxiliary must be plural: a singular one
 # picks one member ("How fast is the best of them?"). Adjectives of likeness ("How similar are they?")
-# relate the members to each other, a comparison, and are left out.
-_DEGREE = re.compile(r"^\s*(?:so\s+|and\s+|then\s+)?(?:by\s+)?how\s+(?!(?:do|does|did|is|are|was|were|has|have|had|can|could|would|will|should|similar|different|alike|comparable|close)\b)"
+# relate the members to each other, a comparison, and are left out, as are adjectives of age ("How recent
+# are they?"): a work's age is its date, a field of its record that its abstract does not state.
+_DEGREE = re.compile(r"^\s*(?:so\s+|and\s+|then\s+)?(?:by\s+)?how\s+(?!(?:do|does|did|is|are|was|were|has|have|had|can|could|would|will|should|similar|different|alike|comparable|close|recent|old|new)\b)"
                      r"(?P<degree>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?P<aux>are|were|do|did|have|can|could|would|will)\s+(?P<rest>.+)$", re.I)
 # the anaphor as subject, its possessive, or a noun with a relative clause whose subject it is ("the gains they report")
 _DEGREE_SUBJECT = re.compile(rf"^(?:(?:they|these|those)(?:\s+(?:{_WORKS}|{_METHODS}))?(?=\s|$)|(?P<owner>their|the|these|those)\s+"

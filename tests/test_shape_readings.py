@@ -33,6 +33,7 @@ def test_a_degree_question_without_a_list_or_with_one_work_stays_a_fact(question
 @pytest.mark.parametrize("question", [
     "How do they work?",  # "how" before an auxiliary asks a manner, not a degree
     "How similar are they?",  # likeness holds between the members, not of each
+    "How recent are they?",  # a work's age is its record's date, not in its abstract
     "How fast is the best of them?",  # a singular verb picks one member
     "How much faster is FlashAttention-2?",  # no anaphor: a named work's fact
 ])
