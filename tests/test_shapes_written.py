@@ -140,3 +140,16 @@ def test_no_single_fact_of_the_written_sets_becomes_a_list_or_overview() -> None
     confusion = shape_confusion(("shape_facts_written", str(PATH)))
     facts = [kinds for types in confusion.values() for t, kinds in types.items() if t.startswith("fact")]
     assert facts and not [k for k in facts if k.get(LIST) or k.get(OVERVIEW)]
+
+
+def test_the_third_hold_out_is_built_and_valid() -> None:
+    """Its file is what its builder writes, and each follow-up points at the list question before it
+    (what it detects is measured once, never asserted: a hold-out)."""
+    from evals.shapes_written import problems
+    from evals.shapes_written_holdout3 import PATH, rows
+
+    built = rows()
+    assert not problems(built)
+    assert [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines() if line.strip()] == built
+    by_id = {r["id"]: r for r in built}
+    assert all(by_id[r["previous"]]["shape"] == LIST for r in built if r["previous"])
