@@ -122,7 +122,14 @@ def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
 
 def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     quotes = previous_list(turn.history)
-    shape = shape_model.reread(engine, turn, detect(turn.question, previous_was_list=bool(quotes)))
+    shape = detect(turn.question, previous_was_list=bool(quotes))
+    # The model's re-reading (shape_model.reread) is shown the question alone and its bar was fitted on
+    # standalone questions only (evals/shapes_model: no follow-up among them). A follow-up leans on the
+    # conversation for its referent ("do they use images?" after a list asks about that list), so an
+    # overview of its own words would answer about the whole collection: it keeps the frames' reading.
+    # (The engine rewrites exactly the follow-ups, conversation.is_follow_up, into a standalone question.)
+    if base.standalone_question is None:
+        shape = shape_model.reread(engine, turn, shape)
     if shape.is_fact:
         return None
     decision = turn.decision
