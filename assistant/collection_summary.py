@@ -9,9 +9,15 @@ from typing import Any
 
 from assistant.citations import Verifier, renumber_markers
 from assistant.shape import COMPARE, LIST, OVERVIEW
-from assistant.types import CAVEAT_LIST_NONE, Answer
+from assistant.types import CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_NONE, CAVEAT_LIST_UNWRITTEN, Answer
 
 PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
+# Lists whose head is a hedge get no synthesis: "none of them states it" (list_none), "none writes it;
+# the closest in meaning" (list_by_meaning: a follow-up's filter or a topic no sentence writes), "no
+# abstract mentions it" (list_unwritten). The synthesis says what the listed papers have in common on
+# the question's topic, plainly and above the list, so above its hedge: it would state as their
+# common ground what the answer's own head says no abstract writes (helper P, session 15).
+HEDGED = (CAVEAT_LIST_NONE, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_UNWRITTEN)
 SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
 
 
@@ -20,9 +26,9 @@ def with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
     shape: prompts/answer_list.txt, answer_compare.txt, answer_overview.txt), verified like any answer
     against the abstracts of the items it was shown (``_shown``); unsupported sentences are dropped. The list itself stays
     extracted and verified; when the model fails or declines, it is shown alone, saying so."""
-    if turn.backend == "extractive" or not answer.citations or answer.caveat_kind == CAVEAT_LIST_NONE \
+    if turn.backend == "extractive" or not answer.citations or answer.caveat_kind in HEDGED \
             or not _writes_summary(engine, turn, answer):
-        return answer  # (list_none: the abstracts shown do not state what was asked: nothing to synthesise)
+        return answer  # (a hedged list: its abstracts are not known to state what was asked, see HEDGED)
     from assistant.backends import LLMError
 
     t = time.perf_counter()

@@ -49,3 +49,28 @@ def test_a_standalone_question_is_still_re_read(corpus: Assistant, mock_model: A
     ans = assistant.ask(STANDALONE, history=history, backend="mock")  # names its own topic: no follow-up
     assert mock_model.prompts[0] == messages(STANDALONE) and ans.shape == "overview"
     assert ans.standalone_question is None
+
+
+# --- no synthesis above a hedge (assistant/collection_summary.py HEDGED) ---------------------------------
+# sessions written for the tests of tests/test_list_followups.py / test_lists_meaning.py (no evaluation question)
+LSTM, FINANCE = "Papers on long short-term memory networks?", "Which of them deal with financial markets?"
+BY_MEANING = "Which papers spread attention over several devices to handle very long inputs?"
+SYNTHESIS = "These papers deal with financial markets and spread attention over devices [1]."
+
+
+def test_a_follow_up_by_meaning_gets_no_synthesis_above_its_hedge(corpus: Assistant, mock_model: Any) -> None:
+    prev = corpus.ask(LSTM)
+    history = [{"role": "user", "content": LSTM}, {"role": "assistant", "content": prev.text}]
+    mock_model.enqueue(SYNTHESIS)
+    ans = corpus.ask(FINANCE, history=history, backend="mock")
+    assert ans.caveat_kind == "list_by_meaning" and ans.citations and not ans.refused
+    assert not mock_model.prompts and ans.text.startswith(ans.caveat)  # the hedge opens the answer, nothing above it
+    assert SYNTHESIS.split(" [")[0] not in ans.text
+
+
+def test_a_list_by_meaning_gets_no_synthesis_and_a_plain_list_still_does(corpus: Assistant, mock_model: Any) -> None:
+    mock_model.enqueue(SYNTHESIS)
+    ans = corpus.ask(BY_MEANING, backend="mock")
+    assert ans.caveat_kind == "list_by_meaning" and not mock_model.prompts and ans.text.startswith(ans.caveat)
+    plain = corpus.ask(LISTED, backend="mock")  # a list by the topic's words: the synthesis is asked for
+    assert plain.shape == "list" and not plain.caveat and len(mock_model.prompts) == 1
