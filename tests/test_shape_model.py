@@ -57,12 +57,13 @@ def test_only_an_unnamed_unanchored_fact_is_eligible() -> None:
 
 def test_the_model_turns_an_eligible_fact_into_an_overview_and_says_so(corpus: Assistant, mock_model: Any) -> None:
     assistant = _with_mock_backend(corpus)
-    mock_model.enqueue("overview")  # the shape; the overview's summary then finds no reply: the list alone
+    mock_model.enqueue("overview")  # the shape; the bundled corpus never writes "protein": a hedged overview
     ans = assistant.ask(OVERVIEW_ASKED, backend="mock")
     assert mock_model.prompts[0] == messages(OVERVIEW_ASKED)
     assert ans.shape == "overview" and ans.items and ans.citations
     assert NOTE.format(backend="mock") in ans.text and "shape_model" in ans.timings
-    assert ans.fallback_reason and "list alone" in ans.fallback_reason
+    # a hedged list gets no synthesis above its caveat (collection_summary.HEDGED): the model is asked the shape only
+    assert ans.caveat_kind == "list_unwritten" and len(mock_model.prompts) == 1 and ans.fallback_reason is None
 
 
 def test_a_fact_reply_keeps_the_fact_and_other_backends_never_ask(corpus: Assistant, mock_model: Any) -> None:
