@@ -351,14 +351,20 @@ def fit(args: argparse.Namespace) -> None:
               f"rule-always per fold {study['cost_rule_minus_always'][:2]}")
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect", help="ask the sample through the product (the local model) and cache it")
+def collect_parser(sub: Any, help_text: str) -> argparse.ArgumentParser:
+    """The ``collect`` subcommand's model options (also evals.declines_prob's)."""
+    c = sub.add_parser("collect", help=help_text)
     c.add_argument("--data-dir", required=True)
     c.add_argument("--threads", type=int, default=2)
     c.add_argument("--model", default=None, help="GGUF path (default: ASSISTANT_LOCAL_MODEL_PATH or the packaged one)")
     c.add_argument("--limit", type=int, default=0, help="ask at most this many new questions")
+    return c
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = collect_parser(sub, "ask the sample through the product (the local model) and cache it")
     c.add_argument("--only", default="", help="a file of 'set:id:plain|loo' keys: ask only those")
     c.add_argument("--no-loo", action="store_true", help="only the questions as asked (no leave-one-out forms)")
     c.add_argument("--sets", default="", help=f"comma-separated sets to ask (default all: {','.join(SETS)})")

@@ -121,14 +121,21 @@ def cv(rows: list[dict[str, Any]], weight: float, folds: int) -> dict[str, Any]:
                 held[p] += applied(test, over)
     out: dict[str, Any] = {"weight": weight, "fold_choices": chosen}
     for p in POLICIES:
-        costs = [c for _, c in per[p]]
-        diff = [c - a for c, (_, a) in zip(costs, per["always"], strict=True)]
-        out[p] = {"cost": round(sum(costs), 2),
-                  "minus_always": [round(statistics.mean(diff), 2), round(statistics.pstdev(diff), 2), [round(d, 2) for d in diff]],
-                  "counts": {m: round(sum(f[m] * f[f"n_{g}"] for f, _ in per[p])) for m, g in COUNTS},
-                  "per_set": per_set(held[p])}
+        out[p] = summary(per, held, p, "always")
     out["n"] = {g: round(sum(per["always"][i][0][f"n_{g}"] for i in range(folds))) for _, g in COUNTS}
     return out
+
+
+def summary(per: dict[str, list[tuple[dict[str, float], float]]], held: dict[str, list[dict[str, Any]]],
+            name: str, base: str) -> dict[str, Any]:
+    """One policy's held-out figures: its cost, its cost minus ``base``'s per fold (mean, sd, each),
+    the counts of COUNTS and the figures per set (also used by evals.declines_prob)."""
+    costs = [c for _, c in per[name]]
+    diff = [c - a for c, (_, a) in zip(costs, per[base], strict=True)]
+    return {"cost": round(sum(costs), 2),
+            f"minus_{base}": [round(statistics.mean(diff), 2), round(statistics.pstdev(diff), 2), [round(d, 2) for d in diff]],
+            "counts": {m: round(sum(f[m] * f[f"n_{g}"] for f, _ in per[name])) for m, g in COUNTS},
+            "per_set": per_set(held[name])}
 
 
 def hedged(r: dict[str, Any]) -> bool:

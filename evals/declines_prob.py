@@ -51,12 +51,14 @@ from evals.declines import (
     SETS,
     _assistant,
     _state,
+    collect_parser,
     cost,
     figures,
     grp,
     key,
     sample,
 )
+from evals.declines_checks import COUNTS, summary
 
 PROB_CACHE = ROOT / "evals" / "fits" / "declines_prob_cache.jsonl"
 FIT = ROOT / "evals" / "fits" / "declines_prob.json"
@@ -219,24 +221,6 @@ def choose(rows: list[dict[str, Any]], weight: float, mode: str = "both") -> flo
     return best[2]
 
 
-COUNTS = (("right_hedged", "right"), ("unanswerable_caught", "unanswerable"), ("loo_caught", "loo"),
-          ("wrong_caught", "wrong"), ("answerable_hedged", "answerable"))
-
-
-def per_set(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    def hedged(r: dict[str, Any]) -> bool:
-        return bool(r["local"]["refused"] or r["local"]["caveated"])
-
-    out = {}
-    for name in sorted({r["set"] for r in rows}):
-        rs = [r for r in rows if r["set"] == name]
-        right = [r for r in rs if r["answerable"] and r["extractive"]["first_cited_gold"]]
-        out[name] = {"right_hedged": f"{sum(map(hedged, right))}/{len(right)}",
-                     **{f"{g}_caught": f"{sum(hedged(r) for r in rs if grp(r) == g)}/{sum(grp(r) == g for r in rs)}"
-                        for g in ("unanswerable", "loo")}}
-    return out
-
-
 def cv(rows: list[dict[str, Any]], weight: float, folds: int) -> dict[str, Any]:
     sources = sorted({r["source"] for r in rows})
     random.Random(0).shuffle(sources)  # the folds of evals.declines.cv
@@ -262,12 +246,7 @@ def cv(rows: list[dict[str, Any]], weight: float, folds: int) -> dict[str, Any]:
             held[n] += policy(test, bar, m)
     out: dict[str, Any] = {"weight": weight, "fold_bars": bars, "names": names}
     for n in names:
-        costs = [c for _, c in per[n]]
-        diff = [c - a for c, (_, a) in zip(costs, per["today"], strict=True)]
-        out[n] = {"cost": round(sum(costs), 2),
-                  "minus_today": [round(statistics.mean(diff), 2), round(statistics.pstdev(diff), 2), [round(d, 2) for d in diff]],
-                  "counts": {m: round(sum(f[m] * f[f"n_{g}"] for f, _ in per[n])) for m, g in COUNTS},
-                  "per_set": per_set(held[n])}
+        out[n] = summary(per, held, n, "today")
     out["n"] = {g: round(sum(f[f"n_{g}"] for f, _ in per["today"])) for _, g in COUNTS}
     return out
 
@@ -327,11 +306,7 @@ def fit(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect", help="probe the decline cache's questions with the local model")
-    c.add_argument("--data-dir", required=True)
-    c.add_argument("--threads", type=int, default=2)
-    c.add_argument("--model", default=None, help="GGUF path (default: ASSISTANT_LOCAL_MODEL_PATH or the packaged one)")
-    c.add_argument("--limit", type=int, default=0)
+    c = collect_parser(sub, "probe the decline cache's questions with the local model")
     f = sub.add_parser("fit", help="fit the bar by 5-fold CV on the caches (no model)")
     f.add_argument("--folds", type=int, default=5)
     f.add_argument("--out", default=str(FIT))

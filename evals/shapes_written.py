@@ -362,8 +362,9 @@ def problems(out: list[dict[str, Any]]) -> list[str]:
     return found + [f"{r['id']}: also in another tuning split: {r['question']!r}" for r in out if r["question"].lower() in others]
 
 
-def build(path: Path = PATH) -> list[dict[str, Any]]:
-    out = rows()
+def build(path: Path = PATH, out: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Check ``out`` (default: this set's rows) and write it as JSONL to ``path``."""
+    out = rows() if out is None else out
     if bad := problems(out):
         raise SystemExit("\n".join(bad))
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")

@@ -95,13 +95,9 @@ def rows() -> list[dict[str, Any]]:
 
 
 def build() -> list[dict[str, Any]]:
-    from evals.shapes_written import problems
+    from evals.shapes_written import build as checked_write
 
-    out = rows()
-    if bad := problems(out):
-        raise SystemExit("\n".join(bad))
-    PATH.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
-    return out
+    return checked_write(PATH, rows())
 
 
 def measure() -> dict[str, Any]:
