@@ -18,6 +18,7 @@ once, before (on the commit before the fixes) and after them:
     python -m evals.shapes_written_holdout3 build     # -> datasets/shapes_written_holdout3.jsonl
     python -m evals.shapes_written_holdout3 measure   # shape confusion and follow-up reading on it
 """
+
 from __future__ import annotations
 
 import json
@@ -28,32 +29,66 @@ from typing import Any
 from evals.data import DATASETS_DIR
 
 PATH = DATASETS_DIR / "shapes_written_holdout3.jsonl"
-MADE = ("hand-written by helper Q (session 15, 2026-12-02, #21) from the bundled abstracts before any change to the "
-        "shape detector for the readings it examines; labelled from language alone; hold-out, never tuned on")
+MADE = (
+    "hand-written by helper Q (session 15, 2026-12-02, #21) from the bundled abstracts before any change to the "
+    "shape detector for the readings it examines; labelled from language alone; hold-out, never tuned on"
+)
 OV, L, C, F = "overview", "list", "compare", "fact"
 SINGLE: list[tuple[str, str, str]] = [
     # --- facts: a singular head with a superlative or a singular verb --------------------------
-    (F, "fact_superlative", "Which activation function works best against catastrophic forgetting on Split-MNIST?"),
+    (
+        F,
+        "fact_superlative",
+        "Which activation function works best against catastrophic forgetting on Split-MNIST?",
+    ),
     (F, "fact_superlative", "What positional encoding works best for length generalisation?"),
-    (F, "fact_superlative", "Which optimizer works well for class-incremental learning with sparse activations?"),
+    (
+        F,
+        "fact_superlative",
+        "Which optimizer works well for class-incremental learning with sparse activations?",
+    ),
     (F, "fact_superlative", "What kind of attention works best for long malware sequences?"),
     (F, "fact_superlative", "Which sparsity level gives the largest decoding speedup?"),
     (F, "fact_superlative", "What is the fastest way to train minimal recurrent networks?"),
-    (F, "fact_superlative", "Which embedding size works best for Matryoshka retrieval on ImageNet?"),
+    (
+        F,
+        "fact_superlative",
+        "Which embedding size works best for Matryoshka retrieval on ImageNet?",
+    ),
     (F, "fact_superlative", "Which benchmark shows the biggest speed-up for FlashAttention?"),
     # --- facts: one publication named by a genre noun -------------------------------------------
-    (F, "fact_one_work", "What methods are reviewed in the survey of Mamba models for medical imaging?"),
+    (
+        F,
+        "fact_one_work",
+        "What methods are reviewed in the survey of Mamba models for medical imaging?",
+    ),
     (F, "fact_one_work", "Which state space models are categorised in the SSM survey?"),
     (F, "fact_one_work", "What finetuning methods are introduced in the thesis?"),
-    (F, "fact_one_work", "What are the main approaches to long-context extension covered by the review of long-context LLMs?"),
+    (
+        F,
+        "fact_one_work",
+        "What are the main approaches to long-context extension covered by the review of long-context LLMs?",
+    ),
     (F, "fact_one_work", "Summarise the survey on state space models for sequence modelling."),
     (F, "fact_one_work", "What does the review of recurrent neural networks say about LSTMs?"),
-    (F, "fact_one_work", "What models are compared in the technical report on embedding models for RAG?"),
+    (
+        F,
+        "fact_one_work",
+        "What models are compared in the technical report on embedding models for RAG?",
+    ),
     (F, "fact_one_work", "Give me an overview of the survey on visual autoregressive models."),
-    (F, "fact_one_work", "What open problems does the survey on autoregressive vision models list?"),
+    (
+        F,
+        "fact_one_work",
+        "What open problems does the survey on autoregressive vision models list?",
+    ),
     (F, "fact_one_work", "Which generative models are discussed in this survey?"),
     (F, "fact_one_work", "What architectures are covered in the review?"),
-    (F, "fact_one_work", "Which datasets were used in the study of vision transformers under few-shot tuning?"),
+    (
+        F,
+        "fact_one_work",
+        "Which datasets were used in the study of vision transformers under few-shot tuning?",
+    ),
     # --- lists, overviews, a comparison in the same words ---------------------------------------
     (L, "list", "Which papers report speed-ups from activation sparsity?"),
     (L, "list", "Are there any surveys on Mamba here?"),
@@ -69,29 +104,84 @@ SINGLE: list[tuple[str, str, str]] = [
 ]
 # (list question, (shape of the follow-up, its type, whether it is a follow-up on the list, the follow-up))
 SESSIONS: list[tuple[str, tuple[str, str, bool, str]]] = [
-    ("Which papers report faster training than Transformers?", (L, "followup_degree", True, "How much faster are they?")),
-    ("What papers here use activation sparsity to speed up decoding?", (L, "followup_degree", True, "How big are their speedups?")),
-    ("Which works propose linear-time alternatives to attention?", (L, "followup_degree", True, "How much memory do they save?")),
-    ("Show me papers on compressing embeddings for retrieval.", (L, "followup_degree", True, "How much smaller are their embeddings?")),
-    ("Which papers evaluate on the Long Range Arena?", (L, "followup_degree", True, "How well do they do on it?")),
-    ("Are there papers on in-context learning for tabular data?", (L, "followup_degree", True, "By how much do they beat boosted trees?")),
-    ("Which papers train transformers to do reinforcement learning in context?", (L, "followup_degree", True, "How large are the gains they report?")),
-    ("Which papers study efficient attention for vision transformers?", (F, "followup_fact", False, "What is the first one's speed-up?")),
-    ("Which papers apply Mamba to vision?", (F, "followup_fact", False, "What does the medical imaging survey cover?")),
-    ("Which papers propose new activation functions?", (F, "followup_fact", False, "How does the Adaptive SwisH activation work?")),
+    (
+        "Which papers report faster training than Transformers?",
+        (L, "followup_degree", True, "How much faster are they?"),
+    ),
+    (
+        "What papers here use activation sparsity to speed up decoding?",
+        (L, "followup_degree", True, "How big are their speedups?"),
+    ),
+    (
+        "Which works propose linear-time alternatives to attention?",
+        (L, "followup_degree", True, "How much memory do they save?"),
+    ),
+    (
+        "Show me papers on compressing embeddings for retrieval.",
+        (L, "followup_degree", True, "How much smaller are their embeddings?"),
+    ),
+    (
+        "Which papers evaluate on the Long Range Arena?",
+        (L, "followup_degree", True, "How well do they do on it?"),
+    ),
+    (
+        "Are there papers on in-context learning for tabular data?",
+        (L, "followup_degree", True, "By how much do they beat boosted trees?"),
+    ),
+    (
+        "Which papers train transformers to do reinforcement learning in context?",
+        (L, "followup_degree", True, "How large are the gains they report?"),
+    ),
+    (
+        "Which papers study efficient attention for vision transformers?",
+        (F, "followup_fact", False, "What is the first one's speed-up?"),
+    ),
+    (
+        "Which papers apply Mamba to vision?",
+        (F, "followup_fact", False, "What does the medical imaging survey cover?"),
+    ),
+    (
+        "Which papers propose new activation functions?",
+        (F, "followup_fact", False, "How does the Adaptive SwisH activation work?"),
+    ),
 ]
 
 
-def rows() -> list[dict[str, Any]]:
-    def row(i: int, shape: str, kind: str, q: str, previous: str | None = None, follow_up: bool = False) -> dict[str, Any]:
-        return {"id": f"SR{i:03d}", "question": q, "type": kind + "_holdout3", "shape": shape, "split": "shapes_written",
-                "gold_anchors": [], "key_points": [], "previous": previous, "follow_up": follow_up, "made": MADE}
+def batch_rows(
+    prefix: str,
+    suffix: str,
+    made: str,
+    single: list[tuple[str, str, str]],
+    sessions: list[tuple[str, tuple[str, str, bool, str]]],
+) -> list[dict[str, Any]]:
+    """A hand-written batch's rows: ``single`` questions, then each session's list question and its
+    follow-up (``previous`` its list question's id), ids ``prefix`` + number, types ending ``suffix``."""
 
-    out = [row(i, shape, kind, q) for i, (shape, kind, q) in enumerate(SINGLE, 1)]
-    for first, (shape, kind, follow, q) in SESSIONS:
+    def row(
+        i: int, shape: str, kind: str, q: str, previous: str | None = None, follow_up: bool = False
+    ) -> dict[str, Any]:
+        return {
+            "id": f"{prefix}{i:03d}",
+            "question": q,
+            "type": kind + suffix,
+            "shape": shape,
+            "split": "shapes_written",
+            "gold_anchors": [],
+            "key_points": [],
+            "previous": previous,
+            "follow_up": follow_up,
+            "made": made,
+        }
+
+    out = [row(i, shape, kind, q) for i, (shape, kind, q) in enumerate(single, 1)]
+    for first, (shape, kind, follow, q) in sessions:
         out.append(row(len(out) + 1, L, "list_session", first))
         out.append(row(len(out) + 1, shape, kind, q, previous=out[-1]["id"], follow_up=follow))
     return out
+
+
+def rows() -> list[dict[str, Any]]:
+    return batch_rows("SR", "_holdout3", MADE, SINGLE, SESSIONS)
 
 
 def build() -> list[dict[str, Any]]:
@@ -100,20 +190,24 @@ def build() -> list[dict[str, Any]]:
     return checked_write(PATH, rows())
 
 
-def measure() -> dict[str, Any]:
+def measure(batch: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Per type: the detected shapes, and for a follow-up whether it was read as one on the list (the
-    previous question's detected shape is taken as the previous answer's, as ``shape_confusion`` does)."""
+    previous question's detected shape is taken as the previous answer's, as ``shape_confusion`` does);
+    ``batch``: another batch's rows (default: this one's)."""
     from assistant.shape import LIST, detect
 
+    batch = rows() if batch is None else batch
     out: dict[str, Any] = defaultdict(lambda: {"shapes": Counter(), "right": 0, "n": 0})
-    by_id = {r["id"]: r for r in rows()}
-    for r in rows():
+    by_id = {r["id"]: r for r in batch}
+    for r in batch:
         prev = by_id.get(r["previous"] or "")
         shape = detect(r["question"], prev is not None and detect(prev["question"]).kind == LIST)
         cell = out[r["type"]]
         cell["shapes"][shape.kind] += 1
         cell["n"] += 1
-        cell["right"] += int(shape.kind == r["shape"] and (prev is None or shape.follow_up == r["follow_up"]))
+        cell["right"] += int(
+            shape.kind == r["shape"] and (prev is None or shape.follow_up == r["follow_up"])
+        )
     total = {"n": sum(c["n"] for c in out.values()), "right": sum(c["right"] for c in out.values())}
     return {**{t: {**c, "shapes": dict(c["shapes"])} for t, c in out.items()}, "all": total}
 
