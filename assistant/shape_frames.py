@@ -339,8 +339,30 @@ _WH_MASS_VERB = re.compile(rf"{_LEAD}(?:what|which)\s+{_MOD}(?:research|literatu
 _HAVE = re.compile(rf"^\s*(?:what\s+)?(?:do(?:es)?\s+)?(?:you|the\s+{_COLL}|this\s+{_COLL}|my\s+{_COLL})\s+(?:have|hold|contain|include)\s+"
                    rf"(?:(?:any|some)\s+)?(?:{_MOD}{_WORKS}|{_MASS})?\b(?P<rest>.*)$", re.I)
 _BARE = re.compile(rf"^\s*(?:any\s+)?(?:{_WORKS}|{_MASS})(?:\s+(?:in\s+)?here|\s+in\s+(?:the|this|my|your|our)\s+{_COLL})?\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)
+# Questions about a list just shown whose subject is an anaphor for its set (session 16, helper F, #21): "they",
+# or "these / those" alone or before a work or method noun, after an auxiliary that agrees with a plural ("Do they
+# report X?", "Are they evaluated on X?", "Have they been tested on X?", "Can they train X?", "Do those papers
+# give X?") ask whether the listed works do it, which the list's members that do answer (yes: these; none: none
+# of them states it). A quantifier may float after the subject ("Do they all use X?"). "These / those" before a
+# word with a plural -s is its determiner ("Do these results hold?": another subject, none of the listed works),
+# unless the word is a noun for works or methods. The quantified partitive takes "one" and "each" as "any"
+# ("Does one of them release code?": is there one that does), and any auxiliary ("Has any of them..."). An
+# indefinite pronoun or "which" alone stands for the partitive it elides ("Any that beat X?", "Any with code?",
+# "Are there any that use X?", "Do any use X?", "Which use X?"): "any" before a relative or "with" (never before a
+# noun: "Any other papers on X?", "Any idea how X works?" are new questions), after do-support before a verb of
+# what a text does (``_FRAME_BASES``); "which" before an auxiliary of the plural or such a verb that is not
+# a noun heading a subject (a singular verb after it: "Which study reports X?" picks by its noun, no ellipsis).
+_PLURAL_AUX = r"(?:do|did|are|were|have|had|can|could|will|would)"
+_SET_SUBJECT = (rf"{_PLURAL_AUX}\s+(?:they|(?:these|those)(?:\s+(?:{_WORKS}|{_METHODS})|(?!\s+[a-z]+[^su\s]s\b)))"
+                rf"(?:\s+(?:all|both|each|also|ever))?(?:\s+been(?=\s+\w+(?:ed|en|wn)\b))?")
+_FRAME_BASE = rf"(?:{'|'.join(_FRAME_BASES)})"
+_SINGULAR_NEXT = rf"(?:is|was|has|does|{'|'.join(sorted(f for f in _FRAME_VERBS if f.endswith('s') and not f.endswith('ss')))})"
+_ELIDED = (rf"(?:(?:are|is)\s+there\s+)?(?:any|some|none)(?:\s+ones?)?(?=\s+(?:that|which|who|with|using)\b)"
+           rf"|(?:do|did|can|could)\s+(?:any|some|none|all|both)(?=\s+{_FRAME_BASE}\s)"
+           rf"|which(?=\s+(?:are|were|have|had|can|could|also|{_FRAME_BASE})\s+(?!{_SINGULAR_NEXT}\b))")
 _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+{_THESE}(?:\s+(?:{_WORKS}|{_METHODS}))?"
-                       rf"|(?:do|does|did|are|is|were|was)\s+(?:any|some|all|none|either|both)\s+of\s+{_THESE}"
+                       rf"|(?:do|does|did|are|is|were|was|has|have|had|can|could)\s+(?:any|some|all|none|either|both|one|each)\s+of\s+{_THESE}"
+                       rf"|{_SET_SUBJECT}|{_ELIDED}"
                        rf"|(?:of|among)\s+{_THESE},?\s+(?:which|what|how\s+many)(?:\s+ones?|\s+{_WORKS})?"
                        rf"|which\s+ones?|which\s+(?:these|those)\s+(?:{_WORKS}|{_METHODS})?"
                        rf"|(?:any|some|all|none|each|either|both)\s+of\s+{_THESE}"

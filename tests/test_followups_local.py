@@ -13,7 +13,9 @@ from assistant.shape_model import eligible, messages
 
 # written for these tests (no evaluation question): a list, then a follow-up the frames read as a fact
 LISTED = "Which papers here study chain-of-thought?"
-FOLLOW = "Do they use images?"
+# a manner question ("how" before an auxiliary asks no degree): a follow-up the frames read as a fact; "Do they
+# use images?", once this test's follow-up, is a follow-up on the list since session 16 (tests/test_shape_readings.py)
+FOLLOW = "How do they handle images?"
 # a standalone question the frames read as a fact and the model may re-read (as in test_shape_model)
 STANDALONE = "Paint me a picture of research on protein language models."
 

@@ -79,3 +79,44 @@ def test_a_singular_head_with_works_and_a_degree_adverb_is_one_fact(question: st
 def test_works_as_a_plural_noun_still_heads_a_list() -> None:
     assert detect("Which recent works study state space models?").kind == LIST
     assert detect("What works in the collection cover pruning?").kind == LIST
+
+
+# --- fact-framed follow-ups on a list (#21, session 16, helper F) ---------------------------------------
+@pytest.mark.parametrize(("question", "topic", "predicate"), [
+    ("Do they report speed-ups?", "speed-ups", "report speed-ups"),  # a plural anaphor as subject
+    ("Are they evaluated on large benchmarks?", "large benchmarks", "evaluated on large benchmarks"),
+    ("Do these work on audio?", "audio", "work on audio"),  # "these" before a bare verb: the pronoun
+    ("Do those models release weights?", "weights", "release weights"),  # a demonstrative with a methods noun
+    ("Have they been tested on robots?", "robots", "tested on robots"),  # the perfect passive: "been" is no filter
+    ("Do they all use graphs?", "graphs", "use graphs"),  # a floating quantifier
+    ("Can they run on phones?", "phones", "run on phones"),  # a modal agrees with the plural too
+    ("Does one of them release code?", "code", "release code"),  # "one of them": is there one that does
+    ("Any that beat random forests?", "random forests", "that beat random forests"),  # "any" eliding "of them"
+    ("Any with released code?", "released code", "with released code"),
+    ("Are there any that use graphs?", "graphs", "that use graphs"),
+    ("Do any use kernels?", "kernels", "use kernels"),  # "any" before a verb of what a text does
+    ("Which use convolutions?", "convolutions", "use convolutions"),  # "which" alone before a plural verb
+])
+def test_a_question_about_the_listed_set_is_a_follow_up(question: str, topic: str, predicate: str) -> None:
+    shape = detect(question, previous_was_list=True)
+    assert (shape.kind, shape.follow_up, shape.topic, shape.predicate) == (LIST, True, topic, predicate)
+
+
+@pytest.mark.parametrize("question", [
+    "Do these results hold for audio?",  # "these" determines a plural noun: another subject
+    "Do transformers need positional encodings?",  # a noun subject of its own: a new fact
+    "Does it work for audio?",  # singular: one work, not the set
+    "Any other papers on pruning?",  # "any" before a noun: a new list
+    "Any idea how rotary embeddings work?",  # "any" before a noun: an idiom, no ellipsis
+    "Which study reports a speed-up?",  # "study" heads the subject (a singular verb after it)
+    "Which do you recommend?",  # "which" as the object of another subject
+    "And which is the fastest?",  # a superlative picks one member: a fact
+    "Are these surveys?",  # no filter left once the set is named
+])
+def test_other_questions_after_a_list_are_no_follow_up(question: str) -> None:
+    assert not detect(question, previous_was_list=True).follow_up
+
+
+@pytest.mark.parametrize("question", ["Do they report speed-ups?", "Any that beat random forests?", "Which use convolutions?"])
+def test_an_anaphor_with_no_list_before_is_no_follow_up(question: str) -> None:
+    assert not detect(question).follow_up
