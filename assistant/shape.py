@@ -41,7 +41,9 @@ Decided from how English asks these things, never from any evaluation question:
   previous answer was a list; the filter is kept as asked, its verb too, in ``Shape.predicate``);
   "What about X?" after a list asks the same list question of X; a degree question with a plural
   anaphor ("How much faster are they?", "How big are their gains?") asks it of each listed work, a
-  follow-up whose filter is its presupposition ("are faster", "have gains"; ``_degree``).
+  follow-up whose filter is its presupposition ("are faster", "have gains"; ``_degree``); so is a question
+  whose subject is an anaphor for the listed set ("Do they report X?", "Are they evaluated on X?", "Does one
+  of them release code?", "Any that beat X?", "Which use X?": ``shape_frames._SET_SUBJECT`` / ``_ELIDED``).
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
   "how do A and B differ / compare", "how does A differ from / compare to B", "in what ways do A
   and B differ", "what distinguishes A from B", "(the) difference(s) / similarities between A and
@@ -93,7 +95,6 @@ from assistant.shape_frames import (
     _ADVERB,
     _ANCHOR_PREPS,
     _ANYONE,
-    _AUX_AFTER_HEAD,
     _AUXES_RE,
     _BARE,
     _CLAIM,
@@ -119,13 +120,11 @@ from assistant.shape_frames import (
     _LOCATIVE,
     _METHODS,
     _NAMED_AS,
-    _NAMED_PART,
     _NEXT_CLAUSE,
     _OBJECT,
     _OF_THESE,
     _ONE_WORK,
     _OPENER,
-    _ORIGIN,
     _OVERVIEW,
     _OWN_PARTICLE,
     _PARTICLE,
@@ -134,7 +133,6 @@ from assistant.shape_frames import (
     _PREDICATE,
     _PREPS,
     _PROPERTY,
-    _PROPERTY_OF,
     _QUANTIFIER,
     _REQUEST,
     _SINGULAR_VERB,
@@ -150,6 +148,13 @@ from assistant.shape_frames import (
     _WHAT_THERE,
     _WHO_HAS,
     _WORKS_VERB,
+)
+from assistant.shape_names import (
+    _contact_subject,
+    _named_part,
+    _named_subject,
+    _originated,
+    _property_of_name,
 )
 
 FACT, LIST, COMPARE, OVERVIEW = "fact", "list", "compare", "overview"
@@ -219,35 +224,10 @@ def _verbal(rest: str) -> bool:
     return not _PREPS.match(rest) and _object(rest, True)[1]
 
 
-def _named_subject(rest: str) -> bool:
-    """An auxiliary right after the head noun, then a name: the noun is the object of that named
-    subject ("What datasets does FlashAttention use?", "How many documents was PaECTER tuned on?")."""
-    rest = _COORD.sub("", rest)
-    # past the head's own complement ("approaches to tokenization does ByT5 compare"): do-support then the subject
-    rest = re.sub(r"^\s*(?:to|for|of|on|towards)\s+(?:[\w-]+\s+){1,4}?(?=(?:do|does|did)\s)", "", rest, flags=re.I)
-    m = _AUX_AFTER_HEAD.match(rest)
-    if not m:
-        return False
-    subject = m.group("subject")
-    if re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):  # do-support: the works noun is the object of another subject
-        return not re.match(r"(?:(?:the|this|my|your)\s+)?(?:collection|corpus|library|index|you)\b", subject, re.I)
-    subject = re.sub(r"^the\s+", "", subject, flags=re.I)
-    return _starts_with_name(subject)
 
 
-def _starts_with_name(text: str) -> bool:
-    found = names("The " + text)
-    return bool(found) and text.startswith(found[0])
 
 
-def _contact_subject(rest: str) -> bool:
-    """A name right after the head noun, then a verb: a relative clause without "that" whose subject
-    is that name ("List the models LRP-QViT was applied to", "the architectures MaskMamba combines"), or
-    with one ("the models that Hyena beats"): the head is the named work's own attribute, a fact about it."""
-    text = re.sub(r"^(?:that|which)\s+", "", rest.lstrip(), flags=re.I)
-    found = names("The " + text)
-    return bool(found) and text.startswith(found[0]) and bool(
-        re.match(r"\s+(?!(?:and|or|but|in|on|of|for|with|to|by|from|as|at|vs|versus)\b)[a-z]", text[len(found[0]):]))
 
 
 def _singular_partitive(q: str, rest: str) -> bool:
@@ -270,29 +250,10 @@ def _singular_partitive(q: str, rest: str) -> bool:
     return bool(words) and singular(0, words[0])
 
 
-def _originated(rest: str) -> bool:
-    """A mass noun for writing with a relative clause of origination and a named object ("the work that
-    introduced Group Preference Optimization"): the one work that introduced it (``_ORIGIN``)."""
-    m = _ORIGIN.match(rest)
-    return bool(m) and _starts_with_name(m.group("obj"))
 
 
-def _property_of_name(topic: str) -> bool:
-    """The topic is a property of one named work ("the speed of FlashAttention…", "Mamba's
-    accuracy"), or an embedded question whose subject is a name ("how FlashAttention saves memory": that
-    work's own behaviour): what is known about it is that work's fact, not a topic of the collection."""
-    if (m := re.match(r"^(?:how|why|whether|when|where|what)\s+(?P<subject>.+)$", topic, re.I)) and _starts_with_name(m.group("subject")):
-        return True
-    if (m := _PROPERTY_OF.match(topic)) and (found := names("The " + m.group("owner"))):
-        return m.group("owner").startswith(found[0])
-    possessive = re.match(r"^(?P<owner>\S+)'s\s", topic)
-    return bool(possessive and names("The " + possessive.group("owner")))
 
 
-def _named_part(topic: str) -> bool:
-    """"the DALL-E 2 architecture": a system's part named by one work (``_NAMED_PART``)."""
-    m = _NAMED_PART.match(topic)
-    return bool(m) and names("The " + m.group("name")) == [m.group("name")]
 
 
 def _dislocated(q: str) -> Shape | None:
