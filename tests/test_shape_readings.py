@@ -120,3 +120,11 @@ def test_other_questions_after_a_list_are_no_follow_up(question: str) -> None:
 @pytest.mark.parametrize("question", ["Do they report speed-ups?", "Any that beat random forests?", "Which use convolutions?"])
 def test_an_anaphor_with_no_list_before_is_no_follow_up(question: str) -> None:
     assert not detect(question).follow_up
+
+
+def test_the_fourth_holdouts_file_is_what_its_builder_writes() -> None:
+    import json
+
+    from evals.shapes_written_holdout4 import PATH, rows
+
+    assert [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()] == rows()
