@@ -121,6 +121,7 @@ from assistant.shape_frames import (
     _METHODS,
     _NAMED_AS,
     _NEXT_CLAUSE,
+    _NO_FILTER,
     _OBJECT,
     _OF_THESE,
     _ONE_WORK,
@@ -299,7 +300,8 @@ def _listed(rest: str) -> Shape:
 def _list(q: str, previous_was_list: bool) -> Shape | None:
     if previous_was_list and (m := _OF_THESE.match(q)):
         rest, topic = m.group("rest"), _topic(m.group("rest"), keep_verb=False)  # no filter named ("Are these surveys?"): none
-        return None if _SUPERLATIVE.search(rest) or not topic else Shape(LIST, topic, follow_up=True, predicate=_TAIL.sub("", _unplaced(rest)))
+        predicate = _TAIL.sub("", _unplaced(rest))
+        return None if _SUPERLATIVE.search(rest) or not topic or _NO_FILTER.search(predicate) else Shape(LIST, topic, follow_up=True, predicate=predicate)
     if previous_was_list and (m := _WHAT_ABOUT.match(q)):
         return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
     if (m := _WH_LIST.match(q)) and not _WORKS_VERB.match(q) and not _named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):

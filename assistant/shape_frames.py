@@ -357,9 +357,19 @@ _SET_SUBJECT = (rf"{_PLURAL_AUX}\s+(?:they|(?:these|those)(?:\s+(?:{_WORKS}|{_ME
                 rf"(?:\s+(?:all|both|each|also|ever))?(?:\s+been(?=\s+\w+(?:ed|en|wn)\b))?")
 _FRAME_BASE = rf"(?:{'|'.join(_FRAME_BASES)})"
 _SINGULAR_NEXT = rf"(?:is|was|has|does|{'|'.join(sorted(f for f in _FRAME_VERBS if f.endswith('s') and not f.endswith('ss')))})"
-_ELIDED = (rf"(?:(?:are|is)\s+there\s+)?(?:any|some|none)(?:\s+ones?)?(?=\s+(?:that|which|who|with|using)\b)"
+_ELIDED = (rf"(?:(?:are|is)\s+there\s+)?(?:any|some|none)(?:\s+ones?)?(?=\s+(?:that|which|who|with|using)\b(?!\s+(?:you|i|we)\b))"
            rf"|(?:do|did|can|could)\s+(?:any|some|none|all|both)(?=\s+{_FRAME_BASE}\s)"
            rf"|which(?=\s+(?:are|were|have|had|can|could|also|{_FRAME_BASE})\s+(?!{_SINGULAR_NEXT}\b))")
+# What a follow-up on the set cannot filter by (session 16, helper F): a reciprocal or collective predicate relates
+# the members to each other, with no third party as its complement ("Do they differ?", not "differ from X"; "Are
+# they similar / related?", "Do they agree?", "Do they use the same datasets?", "Do they cite each other?"), a
+# comparison among them as "How similar are they?" is (``_DEGREE``);
+# a light verb or an evaluative adjective alone names no property a text states ("Do they work?", "Are they any
+# good?"); and the relative of "Any that ..." whose subject is the asker or the assistant ("Any that you
+# recommend?", excluded in ``_ELIDED``) asks a judgment, not what the abstracts state.
+_NO_FILTER = re.compile(r"\b(?:(?:differ(?:s|ed|ent|ences?)?|similar|alike|related|agree|disagree|overlap)\b(?!\s+(?:from|to|with|than)\b)"
+                        r"|(?:each\s+other|one\s+another|the\s+same|in\s+common)\b)"
+                        r"|^(?:any\s+)?(?:work|help|matter|perform|good|bad|useful|better|worse|worth\s+it)$", re.I)
 _OF_THESE = re.compile(rf"{_LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+{_THESE}(?:\s+(?:{_WORKS}|{_METHODS}))?"
                        rf"|(?:do|does|did|are|is|were|was|has|have|had|can|could)\s+(?:any|some|all|none|either|both|one|each)\s+of\s+{_THESE}"
                        rf"|{_SET_SUBJECT}|{_ELIDED}"

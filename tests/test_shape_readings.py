@@ -96,6 +96,7 @@ def test_works_as_a_plural_noun_still_heads_a_list() -> None:
     ("Are there any that use graphs?", "graphs", "that use graphs"),
     ("Do any use kernels?", "kernels", "use kernels"),  # "any" before a verb of what a text does
     ("Which use convolutions?", "convolutions", "use convolutions"),  # "which" alone before a plural verb
+    ("Do they agree with scaling laws?", "scaling laws", "agree with scaling laws"),  # a third party: no reciprocal
 ])
 def test_a_question_about_the_listed_set_is_a_follow_up(question: str, topic: str, predicate: str) -> None:
     shape = detect(question, previous_was_list=True)
@@ -112,6 +113,12 @@ def test_a_question_about_the_listed_set_is_a_follow_up(question: str, topic: st
     "Which do you recommend?",  # "which" as the object of another subject
     "And which is the fastest?",  # a superlative picks one member: a fact
     "Are these surveys?",  # no filter left once the set is named
+    "Do they differ?",  # a reciprocal predicate relates the members to each other: a comparison
+    "Are they similar?",
+    "Do they use the same datasets?",  # collective: "the same" holds of the members together
+    "Do they work?",  # a light verb names no property a text states
+    "Are they any good?",  # an evaluative adjective: a judgment
+    "Any that you recommend?",  # a relative whose subject is the assistant: a judgment
 ])
 def test_other_questions_after_a_list_are_no_follow_up(question: str) -> None:
     assert not detect(question, previous_was_list=True).follow_up
