@@ -285,3 +285,83 @@ def check(claim: str, source: str, evidence: list[str], source_sentences: list[s
 
 def _join(items: list[str]) -> str:
     return ", ".join(f'"{x}"' for x in items)
+
+
+# An incomplete claim: English grammar leaves no sentence ending in a word that needs what follows
+# it. Closed word classes, not words of any question set: articles and determiners that need
+# their noun, coordinators and subordinators that need their clause, a copula / auxiliary that
+# needs its complement ("Sana's main feature is."), a preposition that needs its object
+# ("X is based on [1]." once the marker is read as the citation), a possessive that needs its
+# noun, and the finite forms of verbs that are transitive in every sense ("The method
+# achieves."). An auxiliary, a possessive or such a verb may end a clause with an ellipsis or a
+# gap ("faster than the baseline is", "as the results show", "than Llama's", "what it is"), a
+# preposition with a gap only ("what it is based on") or in "and so on": licensed by such a word
+# among the last words of the clause. A sentence ending at a colon announces what follows.
+_NEEDS_NOUN = set("the a an every its their our my your whose".split())
+_NEEDS_CLAUSE = set("and or but nor because although whereas unless if whether than".split())
+_AUX = set(
+    (
+        "is are was were be been being am has have had do does did "
+        "can could may might must shall should will would"
+    ).split()
+)
+_PREPOSITIONS = set(
+    (
+        "of in on at by for with from to into onto upon via as between among within without against toward "
+        "towards during despite including across through about like per over under beyond versus"
+    ).split()
+)
+# verbs with no intransitive sense, and no noun or adjective spelled like their -s form
+_TRANSITIVE = set(
+    (
+        "achieve outperform propose introduce provide enable require contain include utilize utilise employ "
+        "surpass exceed obtain attain comprise involve incorporate describe present leverage demonstrate "
+        "reveal show"
+    ).split()
+)
+_THIRD_PERSON = {v + ("es" if v.endswith(("s", "sh")) else "s") for v in _TRANSITIVE}
+_BEFORE_BASE = set("can could may might must shall should will would to we they not".split())
+_PERFECT = {"has", "have", "had"}
+# a gap (relative, interrogative) is licensed by a wh-word; an ellipsis (of a verb phrase, of a
+# possessive's noun) also by a comparative or correlative ("than X is", "as X does", "than Y's")
+_WH = set("which what who whom where when how whatever whichever wherever whoever".split())
+_ELLIPSIS = _WH | {"than", "as", "so", "too", "nor", "neither"}
+_LICENSOR_WINDOW = 5  # words before the last one where a gap's or an ellipsis's licensor stands
+_LAST = re.compile(r"([A-Za-z][A-Za-z'\u2019]*)[\s.!?;,\"'\u2019\u201d]*$")
+
+
+def incomplete(claim: str) -> str | None:
+    """What a claim ends in that needs a continuation (the reason), or None when it may end there."""
+    text = claim.rstrip()
+    m = _LAST.search(text)
+    if not m or text.endswith(":"):
+        return None
+    word = m.group(1).replace("\u2019", "'").rstrip("'")  # a closing quote is no apostrophe
+    low = word.lower()
+    clause = re.split(r"[,;:()\u2014]", text[: m.start()])[-1].lower().split()
+    window, before = set(clause[-_LICENSOR_WINDOW:]), clause[-2:]
+    if low in _NEEDS_NOUN and word != "A":  # "A" alone may be a label (method A)
+        return f"it ends in \u201c{word}\u201d, which needs its noun"
+    if low in _NEEDS_CLAUSE:
+        return f"it ends in \u201c{word}\u201d, which needs what it joins"
+    if low in _PREPOSITIONS:  # "and so on" is an idiom
+        gap = _WH & window or before[-1:] == ["so"]
+        return None if gap else f"it ends in \u201c{word}\u201d, which needs its object"
+    if _ELLIPSIS & window:
+        return None
+    if low in _AUX:
+        return f"it ends in \u201c{word}\u201d, which needs its complement"
+    if low.endswith("'s") and len(low) > 2:
+        return f"it ends in the possessive \u201c{word}\u201d, which needs its noun"
+    verb = (
+        low in _THIRD_PERSON
+        or (low in _TRANSITIVE and before[-1:] and before[-1] in _BEFORE_BASE)
+        or (low.endswith("ed") and _base(low) in _TRANSITIVE and _PERFECT & set(before))
+    )
+    return f"it ends in \u201c{word}\u201d, which needs its object" if verb else None
+
+
+def _base(participle: str) -> str:
+    """The base form of a regular past participle ("achieved" -> "achieve", "showed" -> "show")."""
+    stem = participle[:-2]
+    return stem if stem in _TRANSITIVE else stem + "e"

@@ -20,7 +20,11 @@ digits, signs and case not) is supported without any embedding: its best support
 (term overlap 1, cosine with itself 1), no other source can beat it by ``support_margin``, and
 ``quote_level`` makes it its source's own statement, so the full path would keep it as cited. It
 still passes ``attribution.check``, and a sentence quoted from a source it does not cite takes the
-full path. The sources' sentence vectors are embedded only when a claim takes the full path (a list
+full path. A sentence that stops where its grammar needs more ("Sana's main feature is.", "The
+method achieves [1].": ``attribution.incomplete``) states nothing a source could support, however
+many of its words the source holds: it is dropped with ``INCOMPLETE`` and why, unless it quotes a
+sentence of a source verbatim (the source's statement as written). The sources' sentence vectors
+are embedded only when a claim takes the full path (a list
 answer quotes one sentence of each of dozens of abstracts: embedding them all took seconds).
 """
 
@@ -43,6 +47,7 @@ _MARK_RE = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # one marker: [1], [1, 2], [1;3], [
 _MARK_ANY = re.compile(rf"\s*{_MARK_RE}")  # a marker with the space before it (what strip_markers removes); the project's own [n] format
 _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 DANGLING = "dropped: a citation marker stands where a name should be, so the sentence cannot be read without it"
+INCOMPLETE = "dropped: the sentence is incomplete"  # + why (attribution.incomplete)
 
 
 @dataclass
@@ -208,6 +213,14 @@ class Verifier:
             shown[i] = j
         return shown
 
+    def _incomplete(self, claim: str) -> str | None:
+        """Why the claim stops where its grammar needs more (``attribution.incomplete``), unless it
+        quotes a sentence of a source verbatim: that is the source's own statement, as written."""
+        gap = attribution.incomplete(claim)
+        if gap is None or any(verbatim_key(claim) in quotes for quotes in self._quotes):
+            return None
+        return gap
+
     def _quote_support(self, claim: str, index: int, j: int) -> float:
         """The support score of sentence ``j`` for a claim quoting it (its cosine with itself is 1)."""
         w = self.cfg.lexical_weight
@@ -331,6 +344,11 @@ class Verifier:
                 continue
             if dangling(raw):  # "Both and mention X": a marker stood for a name (``_ORPHAN``)
                 result.append(AnswerSentence(text=claim, supported=False, reason=DANGLING))
+                continue
+            gap = self._incomplete(claim)  # "Sana's main feature is." claims nothing
+            if gap is not None:
+                why = f"{INCOMPLETE}: {gap}"
+                result.append(AnswerSentence(text=claim, supported=False, reason=why))
                 continue
             if not terms(claim) and not marked:  # "Yes." / "In short:" holds no claim to cite
                 result.append(AnswerSentence(text=claim))
