@@ -13,8 +13,9 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   constants fitted by 5-fold CV, ``python -m evals.lists fit``). When no candidate writes the topic
   (a question in the user's own words: no sentence holds its words in order, ``topics.written``),
   the lexical score says little about any abstract and the list goes by meaning instead: of the
-  ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best candidate's,
-  none when the best chunk cosine is below ``meaning_floor`` (``topics.by_meaning``; fitted by the
+  ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best candidate's;
+  when the best chunk cosine is below ``meaning_floor``, the same closest under "No abstract is
+  clearly about …" (``topics.by_meaning``; fitted by the
   same CV on the term lists and hand-written ones; only when the words list fewer than
   ``min_listed``, and a topic naming something lists only abstracts that mention the name); rank
   and cosine are those of the topic restated by pseudo-relevance feedback from the retriever's
@@ -43,7 +44,8 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
 - **compare**: each name of the question is resolved to the abstract that mentions it and ranks
   best for it (distinct abstracts, else the question is one paper's fact); each is shown side by
   side with what it does (its sentence best matching the name) and what it reports (its sentence
-  with the most figures, else its last: abstracts close with their results), all cited.
+  with the most figures, else its last: abstracts close with their results), all cited
+  (``assistant.compare``).
 - **overview**: the list, at most ``overview_max`` items, grouped by the kind of contribution the
   abstract states in the first person (we propose / we show / a benchmark or survey).
 """
@@ -54,10 +56,8 @@ import re
 import time
 from typing import Any
 
-import numpy as np
-
 from assistant import shape_model
-from assistant.citations import Verifier
+from assistant.compare import compared_answer, list_item, make_citation, verify_claims
 from assistant.evidence import terms
 from assistant.followups import caveat as meaning_caveat
 from assistant.followups import closest_in_meaning, filter_vectors, quote_stating
@@ -66,10 +66,9 @@ from assistant.grounding import names as name_phrases
 from assistant.hits import to_hit
 from assistant.shape import COMPARE, LIST, OVERVIEW, Shape, detect
 from assistant.store import StoredDoc
-from assistant.text import TOKEN_PATTERN, split_sentences
+from assistant.text import TOKEN_PATTERN
 from assistant.topics import (
     Candidate,
-    best_sentence,
     by_meaning,
     candidates,
     feedback,
@@ -83,13 +82,10 @@ from assistant.types import (
     CAVEAT_LIST_UNWRITTEN,
     Answer,
     AnswerSentence,
-    Citation,
-    Evidence,
     ListItem,
 )
 
 _ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
-_FIGURE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|x\b|×)?")
 # How abstracts state their contribution in the first person (English academic register).
 _GROUPS = [
     ("Methods and models proposed", re.compile(r"\bwe\s+(?:propose|introduce|present|develop|design|build|devise)\b", re.I)),
@@ -135,8 +131,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     decision = turn.decision
     cfg = engine.settings.collection
     if shape.kind == COMPARE:
-        compared = _compare(engine, base, shape, turn.exclude)
-        return compared
+        return compared_answer(engine, base, shape, turn.exclude)
     if shape.follow_up:
         docs = _docs_of_quotes(engine, quotes)
         if not docs:
@@ -161,21 +156,20 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     # even when none writes the whole phrase in order.
     meaning = (answerable and cfg.meaning_rank > 0 and len(listed) < cfg.min_listed
                and not written(found, cfg.phrase_lexical))
+    below = False  # by meaning, even the best candidate is below the floor: none is clearly about it
     if meaning:  # no abstract writes the topic's words: by the retriever's rank and relative cosine
-        feedback(engine, shape.topic, found, cfg.meaning_feedback, turn.exclude)  # restated from its best candidates
-        listed = by_meaning(found, min(cfg.meaning_rank, cfg.display_max), cfg.meaning_ratio, cfg.meaning_floor,
-                            fed=cfg.meaning_feedback > 0)
-        # A topic that names something ("the RASP language", "a model called Zebra") is about that
-        # thing: an abstract that never mentions the name is not on it, however close in meaning.
-        named = name_phrases(shape.topic)
-        listed = [c for c in listed if all(mentioned(n, c.doc.original) for n in named)]
+        listed, below = _by_meaning(engine, shape, found, turn.exclude)
     absent = unwritten(shape.topic, engine.retriever.idf(turn.exclude))
-    if absent and not cfg.meaning_unwritten:
+    if absent and (below or not cfg.meaning_unwritten):
         listed = []  # no abstract can be about a subject none names: the refusal says so, with the closest
     if not listed:
         return _none_about(base, shape, turn, absent) if absent else None
     further = [c for c in ranked if c not in listed and c.mentions]
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
+    if below:  # every word of the topic is written, only not close together: its closest, under that statement
+        base.caveat = (f"No abstract is clearly about {_topic_text(shape)}; the {min(len(listed), cap)} closest in "
+                       "meaning are listed, which may not be about it:")
+        base.caveat_kind = CAVEAT_LIST_BY_MEANING
     if absent:
         # a word of the topic no abstract writes: nothing listed writes the topic, say so before the neighbours
         base.caveat = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}; the "
@@ -186,6 +180,25 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         # none of the listed abstracts writes the topic: a list by meaning is a hedge, never a plain answer
         answer.caveat, answer.caveat_kind = answer.text.split("\n", 1)[0], CAVEAT_LIST_BY_MEANING
     return answer
+
+
+def _by_meaning(engine: Any, shape: Shape, found: list[Candidate], exclude: set[str] | None) -> tuple[list[Candidate], bool]:
+    """The list by meaning (``topics.by_meaning``, the topic restated by ``topics.feedback``) and
+    whether even the best candidate is below ``meaning_floor``; below it, the closest by the same
+    rank and ratio (docs/measurements.md, session 16: what the single-fact answer did instead)."""
+    cfg = engine.settings.collection
+    feedback(engine, shape.topic, found, cfg.meaning_feedback, exclude)  # restated from its best candidates
+    # A topic that names something ("the RASP language", "a model called Zebra") is about that
+    # thing: an abstract that never mentions the name is not on it, however close in meaning.
+    named = name_phrases(shape.topic)
+    rank, fed = min(cfg.meaning_rank, cfg.display_max), cfg.meaning_feedback > 0
+    def listed(floor: float) -> list[Candidate]:
+        return [c for c in by_meaning(found, rank, cfg.meaning_ratio, floor, fed=fed)
+                if all(mentioned(n, c.doc.original) for n in named)]
+
+    if (above := listed(cfg.meaning_floor)) or max((c.dense for c in found), default=0.0) >= cfg.meaning_floor:
+        return above, False  # close enough by meaning (or nothing left once the named filter applies)
+    return listed(0.0), True
 
 
 def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:
@@ -240,7 +253,7 @@ def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidat
     if not any(c.mentions for c in ranked):
         base.caveat = (f"None of the {len(ranked)} abstracts listed before mentions {shape.topic!r}; the "
                        f"{len(closest)} closest in meaning, which may not be about it:")
-        base.items = [_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in closest]
+        base.items = [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in closest]
         base.text = "\n".join([base.caveat] + [f"- {i.label} — {i.text}" for i in base.items])
         return base
     idf = engine.idf()
@@ -273,29 +286,6 @@ def _docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:
 
 
 # --- verification ---------------------------------------------------------------------------------
-def _verify(engine: Any, doc: StoredDoc, claims: list[str]) -> list[tuple[bool, list[Evidence]]]:
-    """Each claim checked against ``doc`` by the citation Verifier (as every answer is)."""
-    verifier = Verifier([doc.original], engine.cache, engine.idf(), engine.settings.verify)
-    out = []
-    for claim in claims:
-        result = verifier.verify(f"{claim} [1]")
-        ok = bool(result.sentences) and all(s.supported for s in result.sentences)
-        out.append((ok, result.evidence.get(0, [])))
-    return out
-
-
-def _item(doc: StoredDoc, n: int, text: str, score: float, **extra: Any) -> ListItem:
-    hit = to_hit(doc, score, max(n, 1))
-    return ListItem(n=n, doc_id=doc.doc_id, label=doc.label, text=" ".join(text.split()), source=hit.source,
-                    score=round(score, 4), **extra)
-
-
-def _citation(doc: StoredDoc, n: int, score: float, evidence: list[Evidence]) -> Citation:
-    hit = to_hit(doc, score, n)
-    return Citation(n=n, doc_id=doc.doc_id, label=doc.label, text=doc.original, source=hit.source,
-                    evidence=sorted(evidence, key=lambda e: e.start), score=round(score, 4))
-
-
 # --- lists and overviews --------------------------------------------------------------------------
 def _group(doc: StoredDoc) -> str:
     return next((name for name, pattern in _GROUPS if pattern.search(doc.original)), OTHER_GROUP)
@@ -307,16 +297,16 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
     shown, beyond = listed[:cap], listed[cap:]
     items: list[ListItem] = []
     for c in shown:
-        [(ok, evidence)] = _verify(engine, c.doc, [c.quote])
+        [(ok, evidence)] = verify_claims(engine, c.doc, [c.quote])
         if not ok:
             beyond.append(c)
             continue
         n = len(base.citations) + 1
-        items.append(_item(c.doc, n, c.quote, c.relevance(w), group=_group(c.doc) if shape.kind == OVERVIEW else ""))
-        base.citations.append(_citation(c.doc, n, c.relevance(w), evidence))
+        items.append(list_item(c.doc, n, c.quote, c.relevance(w), group=_group(c.doc) if shape.kind == OVERVIEW else ""))
+        base.citations.append(make_citation(c.doc, n, c.relevance(w), evidence))
         base.sentences.append(AnswerSentence(text=items[-1].text, citations=[n]))
-    rest = [_item(c.doc, 0, c.quote, c.relevance(w), cited=False) for c in beyond]
-    rest += [_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
+    rest = [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False) for c in beyond]
+    rest += [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
     base.shape, base.items = shape.kind, items + rest
     base.text = _list_text(shape, items, len(beyond), len(further), base.caveat, meaning)
     return base
@@ -353,57 +343,4 @@ def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, c
 
 
 # --- comparisons ----------------------------------------------------------------------------------
-def _resolve(engine: Any, name: str, taken: set[str], exclude: set[str] | None) -> tuple[StoredDoc, float] | None:
-    """The best-ranked abstract for ``name`` that mentions it and is not taken by another name."""
-    for doc, score in engine.retriever.retrieve(name, 5, exclude=exclude):
-        if doc.work_id not in taken and mentioned(name, doc.original):
-            return doc, score
-    return None
-
-
-def _reports(doc: StoredDoc, does: tuple[int, int]) -> str:
-    spans = [(s.start, s.end) for s in split_sentences(doc.original) if (s.start, s.end) != does]
-    if not spans:
-        return ""
-    figures = [len(_FIGURE.findall(doc.original[a:b])) for a, b in spans]
-    a, b = spans[int(np.argmax(figures))] if max(figures) else spans[-1]
-    return doc.original[a:b]
-
-
-def _compare(engine: Any, base: Answer, shape: Shape, exclude: set[str] | None) -> Answer | None:
-    idf = engine.idf()
-    resolved: list[tuple[str, StoredDoc, float]] = []
-    missing: list[str] = []
-    for name in shape.names:
-        got = _resolve(engine, name, {d.work_id for _, d, _ in resolved}, exclude)
-        if got is None:
-            missing.append(name)
-        else:
-            resolved.append((name, *got))
-    if len(resolved) < 2:
-        return None  # one paper (or none): the ordinary answer, whose grounding names what is missing
-    lines = [f"Comparison of {len(resolved)} named papers, side by side:"]
-    for name, doc, score in resolved:
-        _, does = best_sentence(doc.original, list(dict.fromkeys(terms(name))), idf)
-        what, reports = doc.original[does[0] : does[1]], _reports(doc, does)
-        claims = [what] + ([reports] if reports else [])
-        checks = _verify(engine, doc, claims)
-        if not checks[0][0]:
-            continue
-        n = len(base.citations) + 1
-        reports_ok = len(checks) > 1 and checks[1][0]
-        evidence = [e for ok, ev in checks if ok for e in ev]
-        base.citations.append(_citation(doc, n, score, evidence))
-        base.items.append(_item(doc, n, what, score, name=name, reports=" ".join(reports.split()) if reports_ok else ""))
-        base.sentences += [AnswerSentence(text=" ".join(c.split()), citations=[n]) for c, (ok, _) in zip(claims, checks, strict=True) if ok]
-        item = base.items[-1]
-        called = f"{name} ({doc.label})" if doc.label.casefold() != name.casefold() else name  # not "Ring Attention (Ring Attention)"
-        lines.append(f"[{n}] {called} — what it does: {item.text}"
-                     + (f" What it reports: {item.reports} [{n}]" if item.reports else ""))
-    if missing:
-        lines.append(f"None of the abstracts found mentions {', '.join(repr(m) for m in missing)}.")
-    base.shape, base.text = COMPARE, "\n".join(lines)
-    return base if base.citations else None
-
-
 __all__ = ["LIST", "OVERVIEW", "Candidate", "candidates", "previous_list", "rescored", "shaped_answer"]
