@@ -296,7 +296,8 @@ def _join(items: list[str]) -> str:
 # achieves."). An auxiliary, a possessive or such a verb may end a clause with an ellipsis or a
 # gap ("faster than the baseline is", "as the results show", "than Llama's", "what it is"), a
 # preposition with a gap only ("what it is based on") or in "and so on": licensed by such a word
-# among the last words of the clause. A sentence ending at a colon announces what follows.
+# among the last words of the clause. A sentence ending at a colon announces what follows; a
+# compound ending in a preposition ("in-between", "built-in", "add-on") is an adverb or a noun.
 _NEEDS_NOUN = set("the a an every its their our my your whose".split())
 _NEEDS_CLAUSE = set("and or but nor because although whereas unless if whether than".split())
 _AUX = set(
@@ -334,7 +335,7 @@ def incomplete(claim: str) -> str | None:
     """What a claim ends in that needs a continuation (the reason), or None when it may end there."""
     text = claim.rstrip()
     m = _LAST.search(text)
-    if not m or text.endswith(":"):
+    if not m or text.endswith(":") or text[: m.start()].endswith("-"):  # "in-between", "built-in"
         return None
     word = m.group(1).replace("\u2019", "'").rstrip("'")  # a closing quote is no apostrophe
     low = word.lower()
@@ -365,3 +366,21 @@ def _base(participle: str) -> str:
     """The base form of a regular past participle ("achieved" -> "achieve", "showed" -> "show")."""
     stem = participle[:-2]
     return stem if stem in _TRANSITIVE else stem + "e"
+
+
+# A claim said of several works: its subject opens with a quantifier or a definite plural over the
+# nouns that name documents ("Both papers ...", "The abstracts ...", "All three recent papers ..."),
+# or it says "they are both" / "they both". English states it of each of them, so one abstract
+# supports it for one work only: it needs a cited source per work, at least two. "works" and
+# "studies" are also verbs ("The model works", "The paper studies X"): no modifier before them.
+_COLLECTIVE = re.compile(
+    r"^\W*(?:both|all|the|these|those)\s+(?:(?:two|three|four|five|several|\d+)\s+)?"
+    r"(?:(?:\w+\s+)?(?:papers|abstracts|articles)|works|studies)\b"
+    r"|\bthey\s+(?:are\s+)?both\b",
+    re.I,
+)
+
+
+def collective(claim: str) -> bool:
+    """Whether the claim is said of several works (``_COLLECTIVE``)."""
+    return bool(_COLLECTIVE.search(claim))

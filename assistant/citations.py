@@ -23,7 +23,10 @@ still passes ``attribution.check``, and a sentence quoted from a source it does 
 full path. A sentence that stops where its grammar needs more ("Sana's main feature is.", "The
 method achieves [1].": ``attribution.incomplete``) states nothing a source could support, however
 many of its words the source holds: it is dropped with ``INCOMPLETE`` and why, unless it quotes a
-sentence of a source verbatim (the source's statement as written). The sources' sentence vectors
+sentence of a source verbatim (the source's statement as written). A sentence said of several
+works ("Both papers use X [1]": ``attribution.collective``) that cites fewer than two is judged
+against every source and cites those that state it, at least two, else it is dropped with
+``COLLECTIVE``: one abstract states it of one work. The sources' sentence vectors
 are embedded only when a claim takes the full path (a list
 answer quotes one sentence of each of dozens of abstracts: embedding them all took seconds).
 """
@@ -48,6 +51,7 @@ _MARK_ANY = re.compile(rf"\s*{_MARK_RE}")  # a marker with the space before it (
 _RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 DANGLING = "dropped: a citation marker stands where a name should be, so the sentence cannot be read without it"
 INCOMPLETE = "dropped: the sentence is incomplete"  # + why (attribution.incomplete)
+COLLECTIVE = "dropped: it is said of several works, and fewer than two sources state it (attribution.collective)"
 
 
 @dataclass
@@ -217,9 +221,24 @@ class Verifier:
         """Why the claim stops where its grammar needs more (``attribution.incomplete``), unless it
         quotes a sentence of a source verbatim: that is the source's own statement, as written."""
         gap = attribution.incomplete(claim)
-        if gap is None or any(verbatim_key(claim) in quotes for quotes in self._quotes):
+        if gap is None or self._verbatim(claim):
             return None
         return gap
+
+    def _several(self, claim: str, vec: np.ndarray) -> tuple[list[int], dict[int, int], str | None]:
+        """A claim said of several works, judged against every source: kept citing those that state
+        it (at least two), else none."""
+        kept, shown, _ = self._judge(claim, vec, list(range(len(self.sources))))
+        if len(kept) < 2:
+            return [], shown, COLLECTIVE
+        return (
+            kept,
+            shown,
+            f"re-pointed to {', '.join(self._name(i) for i in kept)} (it is said of several works)",
+        )
+
+    def _verbatim(self, claim: str) -> bool:
+        return any(verbatim_key(claim) in quotes for quotes in self._quotes)
 
     def _quote_support(self, claim: str, index: int, j: int) -> float:
         """The support score of sentence ``j`` for a claim quoting it (its cosine with itself is 1)."""
@@ -354,7 +373,13 @@ class Verifier:
                 result.append(AnswerSentence(text=claim))
                 continue
             cited = [n - 1 for n in marked if 1 <= n <= k]
-            if quote is not None:  # quotes each cited source: kept as cited, no embedding (module docstring)
+            several = len(cited) < 2 and attribution.collective(claim) and not self._verbatim(claim)
+            if several:  # "Both papers present X. [1]": one abstract says it of one work
+                kept, shown, reason = self._several(claim, vecs[claim])
+                if not kept:
+                    result.append(AnswerSentence(text=claim, supported=False, reason=COLLECTIVE))
+                    continue
+            elif quote is not None:  # quotes each cited source: kept as cited, no embedding (module docstring)
                 kept, shown, reason = cited, quote, None
             else:
                 kept, shown, reason = self._judge(claim, vecs[claim], cited)

@@ -1,6 +1,7 @@
 """Incomplete sentences (#20): a claim that stops where English grammar needs more is never shown
-as verified, whatever its words share with the cited abstract; a verbatim quote of a source and a
-complete paraphrase keep passing (real abstracts of the corpus, real MiniLM)."""
+as verified, whatever its words share with the cited abstract; nor is a claim said of several
+works ("Both papers ...") that cites one; a verbatim quote of a source and a complete paraphrase
+keep passing (real abstracts of the corpus, real MiniLM)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 import pytest
 
 from assistant import Assistant
-from assistant.attribution import incomplete
-from assistant.citations import INCOMPLETE, Verifier
+from assistant.attribution import collective, incomplete
+from assistant.citations import COLLECTIVE, INCOMPLETE, Verifier
 
 RING = "Ring Attention distributes long sequences across multiple devices while overlapping the communication of key-value blocks"
 FLASH = "FlashAttention IO-aware exact attention tiling reduces reads and writes between GPU HBM and SRAM"
@@ -88,6 +89,7 @@ def test_a_verbatim_quote_is_its_source_statement_even_ending_in_a_preposition(
         "The main contributions are:",  # a colon announces what follows
         "The model is trained with method A.",
         "It outperforms the baseline by 15.2%.",
+        "It bypasses the transformer computation in-between.",  # a compound adverb
     ],
 )
 def test_complete_endings_are_not_fragments(sentence: str) -> None:
@@ -110,3 +112,51 @@ def test_complete_endings_are_not_fragments(sentence: str) -> None:
 )
 def test_endings_that_need_more_are_fragments(sentence: str) -> None:
     assert incomplete(sentence)
+
+
+def test_a_claim_said_of_several_works_needs_a_source_for_each(verifier: Verifier) -> None:
+    claim = "Both papers distribute long sequences across multiple devices"
+    one, two = (
+        verifier.verify(f"{claim} [1].").sentences,
+        verifier.verify(f"{claim} [1, 2].").sentences,
+    )
+    assert not one[0].supported and one[0].reason == COLLECTIVE
+    assert two[0].reason != COLLECTIVE  # two cited: judged by the usual support check
+    kept = verifier.verify(
+        "Ring Attention distributes long sequences across multiple devices [1]."
+    ).sentences
+    assert kept[0].supported
+
+
+def test_a_claim_said_of_several_works_cites_every_source_that_states_it(
+    assistant: Assistant,
+) -> None:
+    sources = [
+        "We introduce Mega, a gated attention model. Mega is evaluated on the Long Range Arena benchmark.",
+        "We propose S4, a structured state space model. S4 is evaluated on the Long Range Arena benchmark.",
+        "We study protein folding with diffusion models. The models fold proteins quickly.",
+    ]
+    v = Verifier(sources, assistant.engine.cache, assistant.engine.idf())
+    (s,) = v.verify("Both papers are evaluated on the Long Range Arena benchmark [1].").sentences
+    assert (
+        s.supported and s.citations == [1, 2] and s.repaired and "several works" in (s.reason or "")
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said_of_several"),
+    [
+        ("Both papers present training-free activation sparsity methods.", True),
+        (
+            "The abstracts introduce a transformer, and they are both about model architecture.",
+            True,
+        ),
+        ("All three recent papers use X.", True),
+        ("These two studies use X.", True),
+        ("Both TTT-Linear and TTT-MLP match or exceed the baselines.", False),  # names, each cited
+        ("The model works well on long inputs.", False),  # "works" is the verb
+        ("The paper studies attention sinks.", False),
+    ],
+)
+def test_said_of_several_works(sentence: str, said_of_several: bool) -> None:
+    assert collective(sentence) is said_of_several
