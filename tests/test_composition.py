@@ -116,3 +116,22 @@ def test_a_count_written_before_its_noun_is_no_caveat_on_a_right_answer(corpus: 
     for r in rows:
         answer = corpus.ask(r["question"])
         assert not answer.refused and answer.caveat_kind not in ("asked_item", "figure"), (r["id"], answer.text)
+
+
+def test_a_lead_that_leans_back_follows_the_sentence_it_leans_on() -> None:
+    """"Building on this, ..." shown first has lost its referent: the nearest earlier sentence of the
+    answer that is not context goes before it; the same sentences are shown, in an order that reads."""
+    from assistant.extractive import leans_back
+
+    scene = sent(0, 0, 0.0, 0.3, "Video generation is slow.")  # background: not taken
+    intro = sent(0, 20, 0.3, 0.4, "We introduce AdaCache, a training-free cache for video DiTs.")
+    lead = sent(0, 40, 0.8, 0.7, "Building on this, we cache computations through the diffusion process.")
+    result = sent(0, 60, 0.4, 0.5, "Altogether, AdaCache grants speedups of up to 4.7x.")
+    ev = Evidence("q", ["a"], [scene, intro, lead, result])
+    cfg = SimpleNamespace(**{**vars(CFG), "top_doc_sentences": 4})
+    assert [s.text for s in choose(ev, [1.0], cfg)] == [intro.text, lead.text, result.text]
+    plain = sent(0, 40, 0.8, 0.7, "We cache computations through the diffusion process.")
+    ev = Evidence("q", ["a"], [scene, intro, plain, result])
+    assert choose(ev, [1.0], cfg)[0] is plain  # a lead that stands alone stays first
+    assert leans_back("To this end, we propose X.") and leans_back("However, it fails.") and leans_back("It achieves 2x.")
+    assert not leans_back("This paper proposes X.") and not leans_back("Transformers dominate.") and not leans_back("Itemised.")
