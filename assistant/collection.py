@@ -13,9 +13,9 @@ with one line per abstract; ``None`` hands it back to the ordinary answer path.
   constants fitted by 5-fold CV, ``python -m evals.lists fit``). When no candidate writes the topic
   (a question in the user's own words: no sentence holds its words in order, ``topics.written``),
   the lexical score says little about any abstract and the list goes by meaning instead: of the
-  ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best candidate's;
-  when the best chunk cosine is below ``meaning_floor``, the same closest under "No abstract is
-  clearly about …" (``topics.by_meaning``; fitted by the
+  ``meaning_rank`` best, those whose cosine is at least ``meaning_ratio`` x the best candidate's
+  (``topics.by_meaning``; when the best chunk cosine is below ``meaning_floor`` and every word of the
+  topic is written somewhere, the same rule without the floor, under the same head; fitted by the
   same CV on the term lists and hand-written ones; only when the words list fewer than
   ``min_listed``, and a topic naming something lists only abstracts that mention the name); rank
   and cosine are those of the topic restated by pseudo-relevance feedback from the retriever's
@@ -156,7 +156,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     # even when none writes the whole phrase in order.
     meaning = (answerable and cfg.meaning_rank > 0 and len(listed) < cfg.min_listed
                and not written(found, cfg.phrase_lexical))
-    below = False  # by meaning, even the best candidate is below the floor: none is clearly about it
+    below = False  # by meaning, even the best candidate is below the floor
     if meaning:  # no abstract writes the topic's words: by the retriever's rank and relative cosine
         listed, below = _by_meaning(engine, shape, found, turn.exclude)
     absent = unwritten(shape.topic, engine.retriever.idf(turn.exclude))
@@ -166,10 +166,6 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
         return _none_about(base, shape, turn, absent) if absent else None
     further = [c for c in ranked if c not in listed and c.mentions]
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
-    if below:  # every word of the topic is written, only not close together: its closest, under that statement
-        base.caveat = (f"No abstract is clearly about {_topic_text(shape)}; the {min(len(listed), cap)} closest in "
-                       "meaning are listed, which may not be about it:")
-        base.caveat_kind = CAVEAT_LIST_BY_MEANING
     if absent:
         # a word of the topic no abstract writes: nothing listed writes the topic, say so before the neighbours
         base.caveat = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}; the "
@@ -185,7 +181,8 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
 def _by_meaning(engine: Any, shape: Shape, found: list[Candidate], exclude: set[str] | None) -> tuple[list[Candidate], bool]:
     """The list by meaning (``topics.by_meaning``, the topic restated by ``topics.feedback``) and
     whether even the best candidate is below ``meaning_floor``; below it, the closest by the same
-    rank and ratio (docs/measurements.md, session 16: what the single-fact answer did instead)."""
+    rank and ratio, a hedge like any list by meaning (the head says what was checked, no more; the
+    single-fact answer it replaces quoted one neighbour plainly: docs/measurements.md, session 16)."""
     cfg = engine.settings.collection
     feedback(engine, shape.topic, found, cfg.meaning_feedback, exclude)  # restated from its best candidates
     # A topic that names something ("the RASP language", "a model called Zebra") is about that
