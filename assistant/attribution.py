@@ -321,13 +321,18 @@ _TRANSITIVE = set(
     ).split()
 )
 _THIRD_PERSON = {v + ("es" if v.endswith(("s", "sh")) else "s") for v in _TRANSITIVE}
+# a verb's base form ends a clause after a modal, "to", "not" or a plural pronoun subject ("we propose"):
+# closed classes of English
 _BEFORE_BASE = set("can could may might must shall should will would to we they not".split())
+# the perfect auxiliary: a transitive verb's -ed form after it is active and needs its object ("has
+# achieved"); elsewhere -ed may be a passive participle ("is achieved"), which ends a clause
 _PERFECT = {"has", "have", "had"}
 # a gap (relative, interrogative) is licensed by a wh-word; an ellipsis (of a verb phrase, of a
 # possessive's noun) also by a comparative or correlative ("than X is", "as X does", "than Y's")
 _WH = set("which what who whom where when how whatever whichever wherever whoever".split())
 _ELLIPSIS = _WH | {"than", "as", "so", "too", "nor", "neither"}
 _LICENSOR_WINDOW = 5  # words before the last one where a gap's or an ellipsis's licensor stands
+# the claim's last word (letters and apostrophes) before closing punctuation and quotes: orthography
 _LAST = re.compile(r"([A-Za-z][A-Za-z'\u2019]*)[\s.!?;,\"'\u2019\u201d]*$")
 
 

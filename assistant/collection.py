@@ -188,14 +188,11 @@ def _by_meaning(engine: Any, shape: Shape, found: list[Candidate], exclude: set[
     # A topic that names something ("the RASP language", "a model called Zebra") is about that
     # thing: an abstract that never mentions the name is not on it, however close in meaning.
     named = name_phrases(shape.topic)
-    rank, fed = min(cfg.meaning_rank, cfg.display_max), cfg.meaning_feedback > 0
-    def listed(floor: float) -> list[Candidate]:
-        return [c for c in by_meaning(found, rank, cfg.meaning_ratio, floor, fed=fed)
-                if all(mentioned(n, c.doc.original) for n in named)]
-
-    if (above := listed(cfg.meaning_floor)) or max((c.dense for c in found), default=0.0) >= cfg.meaning_floor:
-        return above, False  # close enough by meaning (or nothing left once the named filter applies)
-    return listed(0.0), True
+    # by_meaning's floor only decides whether anything is listed (the best chunk cosine, as there):
+    # the rule runs once without it and the floor is read here, to say which of the two it was
+    below = max((c.dense for c in found), default=0.0) < cfg.meaning_floor
+    listed = by_meaning(found, min(cfg.meaning_rank, cfg.display_max), cfg.meaning_ratio, 0.0, fed=cfg.meaning_feedback > 0)
+    return [c for c in listed if all(mentioned(n, c.doc.original) for n in named)], below
 
 
 def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:

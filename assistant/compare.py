@@ -25,6 +25,8 @@ from assistant.text import split_sentences
 from assistant.topics import best_sentence
 from assistant.types import Answer, AnswerSentence, Citation, Evidence, ListItem
 
+# a figure as abstracts write results: a number, maybe with a decimal, a percent sign or a times sign
+# (orthography; moved unchanged from assistant/collection.py)
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|x\b|×)?")
 
 

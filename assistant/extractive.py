@@ -70,6 +70,7 @@ _LEANS_BACK = re.compile(
     r"|to\s+(?:address|tackle|overcome|solve|mitigate|alleviate|bridge|fill)\s+(?:this|these|that|those|them|it)"
     r"|for\s+(?:this|that)\s+(?:purpose|reason))\b)",
     re.I)
+# "This paper / these studies ..." names the work itself (the genre nouns of _OWN), not a sentence before
 _OWN_WORK = re.compile(r"\s*th(?:is|ese)\s+(?:paper|work|study|article|report|thesis|letter)s?\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 # English asks for a quantity with "how many / how much" and "what number / percentage / fraction /
