@@ -47,7 +47,11 @@ SINGLE: list[tuple[str, str, str]] = [
     (F, "fact_other", "Does more pre-training data always help downstream accuracy?"),
     (F, "fact_other", "Is any fine-tuning needed for in-context learning to work?"),
     (F, "superlative_standalone", "Which attention kernel is the fastest on long sequences?"),
-    (F, "superlative_standalone", "What is the largest speed-up reported for speculative decoding?"),
+    (
+        F,
+        "superlative_standalone",
+        "What is the largest speed-up reported for speculative decoding?",
+    ),
     # --- a standalone list with "other" ----------------------------------------------------------
     (L, "list_other", "Are there any other papers on speculative decoding?"),
 ]
@@ -139,10 +143,18 @@ SESSIONS: list[tuple[str, tuple[str, str, bool, str]]] = [
     ),
     (
         "Which papers study efficient attention?",
-        (F, "followup_control_new", False, "What is the largest speed-up FlashAttention-2 reports?"),
+        (
+            F,
+            "followup_control_new",
+            False,
+            "What is the largest speed-up FlashAttention-2 reports?",
+        ),
     ),
     # --- after a fact answer: an object anaphor with no listed set --------------------------------
-    ("What is FlashAttention?", (F, "followup_after_fact", False, "Is tiling used in any of them?")),
+    (
+        "What is FlashAttention?",
+        (F, "followup_after_fact", False, "Is tiling used in any of them?"),
+    ),
 ]
 
 FACT_OPENERS = {"What is FlashAttention?"}
