@@ -10,6 +10,7 @@ Whether to answer at all is decided elsewhere (``assistant.decision``): evidence
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable
@@ -26,6 +27,28 @@ from assistant.text import split_sentences, tokens
 def terms(text: str) -> list[str]:
     """The shared term function (``assistant.text.tokens``): the same terms BM25 indexes."""
     return tokens(text)
+
+
+# English's prefixes that keep their base's kind: a "pretraining" is a training, a "finetuning" a
+# tuning, a "subtask" a task, a "self-attention" an attention (English words are right-headed: the
+# last part of a prefixed or compound word is its head). Written closed ("pretraining"), hyphenated
+# ("pre-training", which ``terms`` already splits) or rarely open, it is one word. The negating and
+# reversing prefixes (un-, non-, in-, dis-, anti-, de-) are left out: a "non-linear" is no linear.
+# A closed class of English morphology, not from any question set.
+_PREFIXES = ("pre", "re", "post", "co", "sub", "super", "over", "under", "self", "multi", "inter", "intra",
+             "semi", "cross", "fine")
+_BASE = 4  # sanity bound: the base of a prefixed word is a word ("train", "task"), not a fragment ("de", "sent")
+
+
+def stated_terms(text: str) -> set[str]:
+    """The terms ``text`` states: its own, and the base of each closed prefixed word in it
+    ("pretraining projectors" states "training"; ``_PREFIXES``), as the focus check reads them."""
+    out = set(terms(text))
+    for word in re.findall(r"[A-Za-z]+", text):
+        low = word.lower()
+        out.update(t for p in _PREFIXES if low.startswith(p) and len(low) - len(p) >= _BASE
+                   for t in terms(low[len(p):]))
+    return out
 
 
 class Idf:

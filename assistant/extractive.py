@@ -94,6 +94,11 @@ _ASKS_QUANTITY = re.compile(r"\bhow\s+(?:many|much)\b|\bwhat\s+(?:number|percent
 _ASKS_RATE = re.compile(r"\bhow\s+(?:fast|quickly)\b(?!-)|\bhow\s+many\s+times\b|\bat\s+what\s+(?:rate|speed)\b"
                         r"|\bhow\s+much\b.*\b(?:faster|slower|quicker|speeds?\s+up|sped\s+up|accelerates?)\b", re.I)
 _ASKS_LENGTH = re.compile(r"\bhow\s+long\b(?!-)|\bhow\s+much\s+(?:time|longer)\b", re.I)
+# "how much longer / shorter" asks for a degree, a comparative's difference: English states one as the
+# difference in the dimension's unit ("10 minutes longer") or as a ratio ("32 times longer", "2x
+# shorter", "40% shorter"), so a ratio states it as a length does (the comparative forms of "long",
+# English's grammar; "how long" itself asks for the length, stated only with its unit)
+_ASKS_DEGREE = re.compile(r"\bhow\s+much\s+(?:longer|shorter)\b", re.I)
 _NUM = r"(?:(?<![A-Za-z0-9.])(?<![A-Za-z]-)\d[\d,.]*\s?[KMB]?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|" \
        r"twenty|thirty|fifty|hundreds?|thousands?|millions?|billions?|half|a\s+few|several|dozens?))"
 _TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|GPU[- ]?(?:hours?|days?))"
@@ -247,6 +252,8 @@ def quantity_unstated(question: str, answer_text: str) -> bool:
         return False
     if _ASKS_RATE.search(question):
         return not _RATE.search(answer_text)
+    if _ASKS_DEGREE.search(question) and _RATE.search(answer_text):
+        return False  # a ratio states a comparative's degree ("32 times longer")
     if _ASKS_LENGTH.search(question):
         return not _LENGTH.search(answer_text)
     return not _QUANTITY.search(answer_text)

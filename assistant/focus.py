@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assistant.evidence import terms
+from assistant.evidence import stated_terms, terms
 from assistant.grounding import mentioned, names
 from assistant.text import split_sentences
 
@@ -252,7 +252,7 @@ def stated(f: Focus, said: str, question: str = "") -> bool:
     """Whether the answer's supported sentences ``said`` hold the focus's head (``Focus.head``),
     or a name among its modifiers, or (a generic head) any of its checkable words; or, for a
     category (``Focus.instance``), name something the question does not (the instance)."""
-    held = set(terms(said))
+    held = stated_terms(said)  # a prefixed word states its base ("pretraining": training)
     if f.head:
         if all(t in held for t in terms(f.head)) or any(mentioned(n, said) for n in names(f.phrase)):
             return _counted(f, said) and _valued(f, said) and _identified(f, said, question)  # a name: "FID score"

@@ -88,6 +88,16 @@ def test_a_quantity_asked_for_is_stated_as_a_number() -> None:
     assert not quantity_unstated("What does FlashAttention do?", "It tiles attention.")
 
 
+def test_a_comparatives_degree_is_stated_by_a_ratio() -> None:
+    # session 17, H (#19): "how much longer" asks for a degree, stated by a difference with its unit
+    # or by a ratio; "how long" still needs the length with its unit
+    assert not quantity_unstated("How much longer sequences can it train on?", "It trains sequences up to 32 times longer.")
+    assert not quantity_unstated("How much shorter are the prompts?", "Prompts are 40% shorter.")
+    assert not quantity_unstated("How much longer does it take?", "It takes 10 minutes longer.")
+    assert quantity_unstated("How much longer sequences can it train on?", "It trains on longer sequences.")
+    assert quantity_unstated("How long does training take?", "Training is 32 times longer.")
+
+
 def test_an_answer_without_the_figure_asked_for_says_so(corpus: Assistant) -> None:
     rows = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if r["question"].lower().startswith("how many")]

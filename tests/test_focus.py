@@ -56,6 +56,18 @@ def test_stated_reads_the_focus_words_stemmed() -> None:
     assert unstated_focus("What is the license of the LASP-2 code?", "LASP-2 is released under an MIT license.") is None
 
 
+def test_a_prefixed_word_states_its_base() -> None:
+    # session 17, H (#19): English words are right-headed; "pretraining" is a training, "finetuning" a
+    # tuning, written closed or hyphenated. A negating prefix or a fragment states nothing
+    q = "What training of the projectors is needed for it to work?"
+    assert unstated_focus(q, "We find that pretraining projectors with language modeling objectives enables it.") is None
+    assert unstated_focus(q, "We find that pre-training projectors enables it.") is None
+    assert unstated_focus(q, "Projectors map vectors into the embedding space.") is not None
+    assert unstated_focus("What tuning does the method need?", "Finetuning on the task helps.") is None
+    assert unstated_focus("What license is the code released under?", "The code is released at github.") is not None
+    assert unstated_focus("What supervision does it need?", "It trains with an unsupervised objective.") is not None
+
+
 def test_an_answered_question_whose_item_is_not_stated_says_so(corpus: Assistant) -> None:
     # LASP-2's abstract states its speed and design, not a licence: the answer shows its closest
     # sentences under the caveat, never as a plain answer (fails without the check: no caveat)
