@@ -40,6 +40,7 @@ from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evi
 from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
 from assistant.filters import Filters
 from assistant.focus import nominal, unstated_focus
+from assistant.followups import scope_to_listed
 from assistant.grounding import missing_names, names
 from assistant.hits import to_hit
 from assistant.prompts import (
@@ -144,6 +145,7 @@ class AnswerEngine:
         n = max(self.settings.candidates, turn.k + 5)
         turn.lists = self.retriever.signals(query, n, filters=turn.filters, exclude=turn.exclude)
         turn.hits = self.retriever.retrieve(query, turn.k, exclude=turn.exclude, lists=turn.lists, filters=turn.filters)
+        scope_to_listed(self, turn, query)  # a superlative over a list reads the listed works only (followups.py)
         turn.asked = query if condensed else evidence_question(turn.question, turn.history, turn.hits[0][0].original if turn.hits else "", self.settings.answer.short_question_terms)
         turn.timings["retrieve"] = time.perf_counter() - turn.t0
 

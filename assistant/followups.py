@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from assistant.evidence import embed, terms
-from assistant.shape import Shape
+from assistant.shape import Shape, detect
 from assistant.topics import Candidate, alias_of, sentence_scores
 
 # A sentence in the first person states the paper's own work ("we propose", "our method", "this paper
@@ -108,3 +108,28 @@ def caveat(shape: Shape, listed_before: int, picked: int) -> str:
     which = "the one" if picked == 1 else f"the {picked}"
     return (f"None of the {listed_before} abstracts listed before writes {shape.topic!r}; {which} closest to it in "
             f"meaning, which may state it in other words (the sentence closest to it quoted):")
+
+
+def scope_to_listed(engine: Any, turn: Any, query: str) -> None:
+    """A superlative over the listed works ("Which of them is fastest?", ``Shape.over_listed``;
+    ``assistant.shape_sets``) is one fact whose comparison class is the previous answer's list: its
+    evidence is those works only. The hits are the listed abstracts in the order the whole
+    collection's fused ranking puts them (a listed abstract no signal ranked comes after them), and
+    each signal's ranked list is kept whole: the decision reads where the listed abstracts stand
+    among all the abstracts, so one ranked low for the question is no confident answer for being the
+    only one read (restricting the lists made a lone off-topic listed abstract look first in every
+    signal). Nothing changes for any other question, or when the listed abstracts cannot be found again."""
+    # lazy: assistant.collection imports this module
+    from assistant.collection import _docs_of_quotes, previous_list
+
+    quotes = previous_list(turn.history)
+    if not quotes or not detect(turn.question, previous_was_list=True).over_listed:
+        return
+    docs = [d for d in _docs_of_quotes(engine, quotes) if d.work_id not in (turn.exclude or ())]
+    if not docs:
+        return
+    ids, wide = {d.doc_id for d in docs}, sum(len(r) for r in turn.lists.values())
+    ranked = engine.retriever.retrieve(query, wide, exclude=turn.exclude, lists=turn.lists, filters=turn.filters)
+    hits = [(d, s) for d, s in ranked if d.doc_id in ids]
+    seen, low = {d.doc_id for d, _ in hits}, min((s for _, s in ranked), default=0.0)
+    turn.hits = hits + [(d, low) for d in docs if d.doc_id not in seen]

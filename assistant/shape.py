@@ -44,6 +44,9 @@ Decided from how English asks these things, never from any evaluation question:
   follow-up whose filter is its presupposition ("are faster", "have gains"; ``_degree``); so is a question
   whose subject is an anaphor for the listed set ("Do they report X?", "Are they evaluated on X?", "Does one
   of them release code?", "Any that beat X?", "Which use X?": ``shape_frames._SET_SUBJECT`` / ``_ELIDED``).
+  So is the listed set as a preposition's object ("Is X used in any of them?"); "other / more / else"
+  asks for more works of a kind, a new list ("Any other papers on X?", ``Shape.more``); a superlative over
+  the set is one fact from the listed works only (``Shape.over_listed``): ``assistant.shape_sets``.
 - **compare**: an explicit comparison frame — the imperative "compare / contrast A and B",
   "how do A and B differ / compare", "how does A differ from / compare to B", "in what ways do A
   and B differ", "what distinguishes A from B", "(the) difference(s) / similarities between A and
@@ -88,7 +91,7 @@ abstracts) is applied where the abstracts are known: ``assistant.collection``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from assistant.grounding import names
 from assistant.shape_frames import (
@@ -137,7 +140,6 @@ from assistant.shape_frames import (
     _QUANTIFIER,
     _REQUEST,
     _SINGULAR_VERB,
-    _SUPERLATIVE,
     _TAIL,
     _TOPIC_INSIDE,
     _WAYS,
@@ -157,6 +159,7 @@ from assistant.shape_names import (
     _originated,
     _property_of_name,
 )
+from assistant.shape_sets import more_of, object_set, over_set, superlative
 
 FACT, LIST, COMPARE, OVERVIEW = "fact", "list", "compare", "overview"
 SHAPES = (FACT, LIST, COMPARE, OVERVIEW)
@@ -170,6 +173,8 @@ class Shape:
     follow_up: bool = False  # picks out of the previous answer's list
     predicate: str = ""  # a follow-up's filter as asked, its verb kept ("report a speed-up"; the topic drops the verb)
     verbal: bool = False  # the topic is a verb phrase ("route each token to an expert"), not a noun phrase
+    over_listed: bool = False  # a fact whose evidence is the previous list's works ("Which of them is fastest?")
+    more: bool = False  # a list asking for more works of a kind ("Any other papers on X?"): the listed ones are known
 
     @property
     def is_fact(self) -> bool:
@@ -225,12 +230,6 @@ def _verbal(rest: str) -> bool:
     return not _PREPS.match(rest) and _object(rest, True)[1]
 
 
-
-
-
-
-
-
 def _singular_partitive(q: str, rest: str) -> bool:
     """"Which of the (two) papers ... is / reports X?": a partitive whose verb is singular (``_SINGULAR_VERB``,
     or the -s form of a reporting verb, ``_FRAME_VERBS``), the verb right after the head or its prepositional
@@ -249,12 +248,6 @@ def _singular_partitive(q: str, rest: str) -> bool:
         verbs = [(i, w) for i, w in enumerate(words) if _SINGULAR_VERB.match(w) or (w in _FRAME_VERBS and w.endswith("s")) or singular(i, w)]
         return bool(verbs) and singular(*verbs[0])
     return bool(words) and singular(0, words[0])
-
-
-
-
-
-
 
 
 def _dislocated(q: str) -> Shape | None:
@@ -301,9 +294,11 @@ def _list(q: str, previous_was_list: bool) -> Shape | None:
     if previous_was_list and (m := _OF_THESE.match(q)):
         rest, topic = m.group("rest"), _topic(m.group("rest"), keep_verb=False)  # no filter named ("Are these surveys?"): none
         predicate = _TAIL.sub("", _unplaced(rest))
-        return None if _SUPERLATIVE.search(rest) or not topic or _NO_FILTER.search(predicate) else Shape(LIST, topic, follow_up=True, predicate=predicate)
+        return None if superlative(rest) or not topic or _NO_FILTER.search(predicate) else Shape(LIST, topic, follow_up=True, predicate=predicate)
     if previous_was_list and (m := _WHAT_ABOUT.match(q)):
         return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
+    if (more := more_of(q)) is not None:  # "Any other papers on X?": more works of a kind, a new list (shape_sets)
+        return replace(_listed(more), more=True)
     if (m := _WH_LIST.match(q)) and not _WORKS_VERB.match(q) and not _named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):
         return _listed(m.group("rest"))
     for pattern in (_WH_MASS, _WH_MASS_VERB, _ANYONE):  # what work exists / does X, unless about one work or a claim
@@ -369,6 +364,10 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     """The question's shape (see the module docstring). ``previous_was_list``: the previous answer
     of the conversation was a list (a "which of these…" follow-up picks from it)."""
     q = " ".join((question or "").split())
+    if previous_was_list and over_set(q):  # a superlative over the listed works: one fact, from them (shape_sets)
+        return Shape(FACT, over_listed=True)
+    if previous_was_list and (found := object_set(q)) and not _NO_FILTER.search(found[1]) and not superlative(q):
+        return Shape(LIST, found[0], follow_up=True, predicate=found[1])  # "Is X used in any of them?" (shape_sets)
     if previous_was_list and _OF_THESE.match(q):
         return _list(q, True) or Shape(FACT)
     if previous_was_list and (degree := _degree(q)):

@@ -209,8 +209,6 @@ _COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and
 # is the verb's third person singular, its subject the singular head, and one thing is asked: a fact
 # (session 15, helper Q: the head noun is passed over as _WH_LIST's modifiers are).
 _WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?(?:which|what)\s+(?:[\w-]+\s+){0,3}?works\s+(?:best|better|well|worst|most|least)\b", re.I)
-# A superlative picks one: "Which of them scales to the largest…" asks for one paper.
-_SUPERLATIVE = re.compile(r"\b(?:the|its)\s+(?:\w{3,}est|most|least|best|worst)\b", re.I)
 # A modal before the subject inverts as do-support does ("Which algorithms can DPT learn faster than?").
 _AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had|can|could|will|would|should|may|might|must)\s+(?P<subject>.*)$", re.I)
 # "Which of the papers ... reports X?": in a partitive the verb's number says how many are asked for; a

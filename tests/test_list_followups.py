@@ -255,3 +255,21 @@ def test_the_follow_up_cutoff_settings_are_kept_by_the_whole_answer_refit() -> N
     assert fit["in_use"] == [cs.followup_lexical_weight, cs.followup_cutoff] and fit["sessions"] == 63
     gain, sd = fit["f1_gain"]
     assert gain <= sd  # not beyond the spread: nothing to ship
+
+
+def test_the_listed_set_as_an_object_filters_the_list(corpus: Assistant) -> None:
+    """"Is X used in any of them?" (session 17, helper F2): the listed set as a preposition's object asks
+    which listed works state X, as "Do any of them use X?" does; before, a fact answered from the whole
+    collection (it cited abstracts that were never listed)."""
+    listed, ans = _after(corpus, "Which papers study vision transformers?", "Is ImageNet used in any of them?")
+    cited = [i for i in ans.items if i.cited]
+    assert ans.shape == "list" and not ans.refused and cited
+    assert {i.doc_id for i in cited} <= listed and all("imagenet" in c.text.lower() for c in ans.citations)
+
+
+def test_a_superlative_over_the_listed_set_reads_the_listed_works_only(corpus: Assistant) -> None:
+    """"Which of these reaches the highest X?" (session 17, helper F2): one fact whose comparison class is
+    the list, so its evidence is the listed works; before, it cited an abstract that was never listed."""
+    listed, ans = _after(corpus, "Which papers study activation sparsity?", "Which of these reaches the highest sparsity?")
+    assert ans.shape == "fact" and not ans.refused and ans.citations
+    assert {c.doc_id for c in ans.citations} <= listed

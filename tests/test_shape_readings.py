@@ -135,3 +135,71 @@ def test_the_fourth_holdouts_file_is_what_its_builder_writes() -> None:
     from evals.shapes_written_holdout4 import PATH, rows
 
     assert [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()] == rows()
+
+
+# --- session 17, helper F2 (#21): the listed set as an object, more of a kind, a superlative over the list ---
+@pytest.mark.parametrize(("question", "topic", "predicate"), [
+    ("Is dropout applied in any of them?", "dropout", "dropout applied"),
+    ("Were graph networks tested by either of these papers?", "graph networks", "graph networks tested"),
+    ("Has weight decay been tuned in any of those?", "weight decay", "weight decay tuned"),  # "been" is no part of it
+    ("Is there code for any of them?", "code", "there code"),
+    ("In which of these is distillation used?", "distillation", "distillation used"),
+    ("Are transformers compared against in some of them?", "transformers", "transformers compared against"),
+])
+def test_the_listed_set_as_a_prepositions_object_is_a_follow_up(question: str, topic: str, predicate: str) -> None:
+    shape = detect(question, previous_was_list=True)
+    assert (shape.kind, shape.follow_up, shape.topic, shape.predicate) == (LIST, True, topic, predicate)
+
+
+@pytest.mark.parametrize("question", [
+    "Is dropout applied in any of them?",  # no list before: "them" points at nothing listed
+    "Is dropout applied in any of the layers?",  # a partitive of another set: no anaphor for the list
+])
+def test_an_object_partitive_without_a_list_or_over_another_set_is_a_fact(question: str) -> None:
+    shape = detect(question, previous_was_list="layers" in question)
+    assert (shape.kind, shape.follow_up) == (FACT, False)
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Any other papers on graph transformers?", "graph transformers"),
+    ("Any more studies about data pruning?", "data pruning"),
+    ("Are there more on reward models?", "reward models"),
+    ("Is there anything else on protein folding?", "protein folding"),
+    ("Are there others about weight averaging?", "weight averaging"),
+])
+def test_more_works_of_a_kind_is_a_new_list_not_a_filter(question: str, topic: str) -> None:
+    for previous in (True, False):
+        shape = detect(question, previous_was_list=previous)
+        assert (shape.kind, shape.follow_up, shape.topic, shape.more) == (LIST, False, topic, True)
+
+
+@pytest.mark.parametrize("question", [
+    "Does more training data help calibration?",  # "more" before a mass noun: one fact
+    "What other losses does the SimCLR paper try?",  # one named work's content
+    "Is more compute always better?",
+])
+def test_other_and_more_in_a_single_fact_stay_a_fact(question: str) -> None:
+    assert detect(question, previous_was_list=True).kind == FACT
+
+
+@pytest.mark.parametrize(("question", "over"), [
+    ("Which of them is cheapest?", True),  # the article dropped after a singular copula: still a superlative
+    ("Which of these uses the least memory?", True),
+    ("Among those, which reaches the highest accuracy?", True),
+    ("Which one trains the fastest?", True),
+    ("And which is the most robust?", True),  # bare "which" elides the partitive
+    ("Which is the largest model in the OPT suite?", False),  # a class of its own, named
+    ("What is the best optimizer for sparse models?", False),  # no partitive, no elided one
+])
+def test_a_superlative_over_the_listed_set_is_one_fact_from_the_listed_works(question: str, over: bool) -> None:
+    shape = detect(question, previous_was_list=True)
+    assert (shape.kind, shape.follow_up, shape.over_listed) == (FACT, False, over)
+    assert not detect(question).over_listed  # no list before: no listed works to read
+
+
+def test_the_fifth_holdouts_file_is_what_its_builder_writes() -> None:
+    import json
+
+    from evals.shapes_written_holdout5 import PATH, rows
+
+    assert [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()] == rows()
