@@ -77,6 +77,7 @@ from assistant.topics import (
     written,
 )
 from assistant.types import (
+    CAVEAT_LIST_BELOW_CUTOFF,
     CAVEAT_LIST_BY_MEANING,
     CAVEAT_LIST_NONE,
     CAVEAT_LIST_UNWRITTEN,
@@ -162,16 +163,22 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     absent = unwritten(shape.topic, engine.retriever.idf(turn.exclude))
     if absent and (below or not cfg.meaning_unwritten):
         listed = []  # no abstract can be about a subject none names: the refusal says so, with the closest
+    further = [c for c in ranked if c not in listed and c.mentions]
+    before = _listed_before(engine, shape, quotes) & {c.doc.work_id for c in listed + further}  # those on this topic
+    if before:  # "Any other papers on X?": the same rule, less the works the last list showed
+        listed = [c for c in listed if c.doc.work_id not in before]
+        further = [c for c in further if c.doc.work_id not in before]
+        if not listed:
+            return _none_besides(engine, base, shape, len(before), further)
     if not listed:
         return _none_about(base, shape, turn, absent) if absent else None
-    further = [c for c in ranked if c not in listed and c.mentions]
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
     if absent:
         # a word of the topic no abstract writes: nothing listed writes the topic, say so before the neighbours
         base.caveat = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}; the "
                        f"{min(len(listed), cap)} closest in meaning to {_topic_text(shape)} are listed, which may not be about it:")
         base.caveat_kind = CAVEAT_LIST_UNWRITTEN
-    answer = _listing(engine, base, shape, listed, further, cap, meaning)
+    answer = _listing(engine, base, shape, listed, further, cap, meaning, len(before))
     if meaning and not answer.caveat:
         # none of the listed abstracts writes the topic: a list by meaning is a hedge, never a plain answer
         answer.caveat, answer.caveat_kind = answer.text.split("\n", 1)[0], CAVEAT_LIST_BY_MEANING
@@ -193,6 +200,30 @@ def _by_meaning(engine: Any, shape: Shape, found: list[Candidate], exclude: set[
     below = max((c.dense for c in found), default=0.0) < cfg.meaning_floor
     listed = by_meaning(found, min(cfg.meaning_rank, cfg.display_max), cfg.meaning_ratio, 0.0, fed=cfg.meaning_feedback > 0)
     return [c for c in listed if all(mentioned(n, c.doc.original) for n in named)], below
+
+
+def _listed_before(engine: Any, shape: Shape, quotes: list[str]) -> set[str]:
+    """The works the last list showed, when the question asks for more of a kind ("Any other papers
+    on X?", ``Shape.more``): "other / more / else" presuppose that list, so its works are known to
+    the user and are not the new ones asked for (a list repeating them would answer "no" as "yes")."""
+    return {d.work_id for d in _docs_of_quotes(engine, quotes)} if shape.more and quotes else set()
+
+
+def _none_besides(engine: Any, base: Answer, shape: Shape, shown: int, further: list[Candidate]) -> Answer:
+    """Nothing on the topic reaches the cut-off besides the works listed before: the answer says exactly
+    that ("No abstract in the collection is on X" would be false: the ones listed before are). Those
+    left that share the topic's words below the cut-off are counted and kept in ``items``, uncited, as
+    the last list's closing line kept them: sharing a stem is not being about the topic ("continual"
+    and "continuous" share one), so none is cited as if it were."""
+    w = engine.settings.collection.lexical_weight
+    base.shape, base.caveat_kind = shape.kind, CAVEAT_LIST_BELOW_CUTOFF if further else CAVEAT_LIST_NONE
+    base.text = base.caveat = f"No abstract besides the {shown} listed before reaches the relevance cut-off for {_topic_text(shape)}."
+    if further:
+        n = len(further)
+        base.text += (f" {n} more share{'s' if n == 1 else ''} its words but rank{'s' if n == 1 else ''} below the cut-off "
+                      "(see the full list).")
+        base.items = [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
+    return base
 
 
 def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:
@@ -286,7 +317,7 @@ def _group(doc: StoredDoc) -> str:
 
 
 def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], further: list[Candidate], cap: int,
-             meaning: bool = False) -> Answer:
+             meaning: bool = False, besides: int = 0) -> Answer:
     w = engine.settings.collection.lexical_weight
     shown, beyond = listed[:cap], listed[cap:]
     items: list[ListItem] = []
@@ -302,7 +333,7 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
     rest = [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False) for c in beyond]
     rest += [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
     base.shape, base.items = shape.kind, items + rest
-    base.text = _list_text(shape, items, len(beyond), len(further), base.caveat, meaning)
+    base.text = _list_text(shape, items, len(beyond), len(further), base.caveat, meaning, besides)
     return base
 
 
@@ -311,7 +342,7 @@ def _topic_text(shape: Shape) -> str:
 
 
 def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, caveat: str | None = None,
-               meaning: bool = False) -> str:
+               meaning: bool = False, besides: int = 0) -> str:
     topic = _topic_text(shape)
     scope = " listed before" if shape.follow_up else ""  # "2 abstracts listed before on X"
     if shape.kind == OVERVIEW:
@@ -324,7 +355,8 @@ def _list_text(shape: Shape, items: list[ListItem], beyond: int, further: int, c
                 lines += [f"[{i.n}] {i.label} — {i.text}" for i in members]
     else:
         how = "closest in meaning to" if meaning else "on"
-        lines = [caveat or f"{len(items)} abstract{'s' if len(items) != 1 else ''}{scope} {how} {topic} "
+        others = f", besides the {besides} listed before" if besides else ""  # "Any other papers on X?"
+        lines = [caveat or f"{len(items)} abstract{'s' if len(items) != 1 else ''}{scope} {how} {topic}{others} "
                  f"({'no sentence writes those words together; ' if meaning else ''}answered as a list, most relevant first):"]
         lines += [f"[{i.n}] {i.label} — {i.text}" for i in items]
     if beyond:

@@ -9,15 +9,21 @@ from typing import Any
 
 from assistant.citations import Verifier, renumber_markers
 from assistant.shape import COMPARE, LIST, OVERVIEW
-from assistant.types import CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_NONE, CAVEAT_LIST_UNWRITTEN, Answer
+from assistant.types import (
+    CAVEAT_LIST_BELOW_CUTOFF,
+    CAVEAT_LIST_BY_MEANING,
+    CAVEAT_LIST_NONE,
+    CAVEAT_LIST_UNWRITTEN,
+    Answer,
+)
 
 PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
 # Lists whose head is a hedge get no synthesis: "none of them states it" (list_none), "none writes it;
 # the closest in meaning" (list_by_meaning: a follow-up's filter or a topic no sentence writes), "no
-# abstract mentions it" (list_unwritten). The synthesis says what the listed papers have in common on
+# abstract mentions it" (list_unwritten), "none besides those listed before reaches the cut-off" (list_below_cutoff). The synthesis says what the listed papers have in common on
 # the question's topic, plainly and above the list, so above its hedge: it would state as their
 # common ground what the answer's own head says no abstract writes (helper P, session 15).
-HEDGED = (CAVEAT_LIST_NONE, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_UNWRITTEN)
+HEDGED = (CAVEAT_LIST_NONE, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BELOW_CUTOFF)
 SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
 
 

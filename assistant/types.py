@@ -19,8 +19,10 @@ CAVEAT_MISSING_NAME = "missing_name"  # a name or number of the question no abst
 CAVEAT_LIST_UNWRITTEN = "list_unwritten"  # a list topic with a word no abstract writes (assistant/collection.py)
 CAVEAT_LIST_BY_MEANING = "list_by_meaning"  # a list found by meaning, not by the topic's words
 CAVEAT_LIST_NONE = "list_none"  # a list question no abstract is about
+CAVEAT_LIST_BELOW_CUTOFF = "list_below_cutoff"  # "more on X" after a list: only abstracts that mention X below the cut-off are left
 CAVEAT_KINDS = (CAVEAT_WEAK_MATCH, CAVEAT_ASKED_ITEM, CAVEAT_FIGURE, CAVEAT_MODEL_ABSENCE, CAVEAT_MODEL_DECLINED,
-                CAVEAT_MISSING_NAME, CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_NONE)
+                CAVEAT_MISSING_NAME, CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_NONE,
+                CAVEAT_LIST_BELOW_CUTOFF)
 
 
 @dataclass

@@ -290,3 +290,40 @@ def test_an_acronym_list_reads_its_expansion_and_a_missing_name_is_still_refused
     assert any("state space" in i.text.lower() and "ssm" not in i.text.lower() for i in cited)  # found by its expansion
     missing = corpus.ask("Which papers here study the Zorblax-9 protocol?")
     assert missing.shape != "list" and (missing.refused or missing.caveat)
+
+
+def _after_list(corpus: Assistant, first: str, follow: str) -> tuple[Answer, Answer]:
+    prev = corpus.ask(first, backend="extractive")
+    history = [{"role": "user", "content": first}, {"role": "assistant", "content": prev.text}]
+    return prev, corpus.ask(follow, history=history, backend="extractive")
+
+
+@pytest.mark.parametrize("follow", ["Any more papers on state space models?", "Are there more on state space models?"])
+def test_more_of_a_kind_lists_only_works_the_last_list_did_not_show(corpus: Assistant, follow: str) -> None:
+    prev, ans = _after_list(corpus, "Which papers study state space models?", follow)
+    shown = {i.doc_id for i in prev.items if i.cited}
+    new = {i.doc_id for i in ans.items if i.cited}
+    assert ans.shape == "list" and new and not new & shown  # the listed ones are known: "more" asks for others
+    assert f"besides the {len(shown)} listed before" in ans.text.splitlines()[0]
+
+
+def test_more_when_the_rest_only_share_the_topics_words_cites_none_of_them(corpus: Assistant) -> None:
+    prev, ans = _after_list(corpus, "Which papers study continual learning?", "Any other papers on continual learning?")
+    shown = [i for i in prev.items if i.cited]
+    assert ans.caveat_kind == "list_below_cutoff" and not ans.citations and not ans.refused
+    assert ans.text.startswith(f"No abstract besides the {len(shown)} listed before reaches the relevance cut-off")
+    assert ans.items and not any(i.cited or i.above_cutoff for i in ans.items)  # kept to see, cited as nothing
+
+
+def test_more_when_nothing_is_left_says_none_besides_the_listed_never_none_in_the_collection(corpus: Assistant) -> None:
+    prev, ans = _after_list(corpus, "Which papers study speculative decoding?", "Any other papers on speculative decoding?")
+    shown = [i for i in prev.items if i.cited]
+    assert shown and not ans.citations and not ans.refused and "in the collection" not in ans.text
+    assert ans.text.startswith(f"No abstract besides the {len(shown)} listed before reaches the relevance cut-off")
+
+
+def test_other_papers_on_a_new_topic_is_a_new_list_not_narrowed_by_the_last(corpus: Assistant) -> None:
+    prev, ans = _after_list(corpus, "Which papers study retrieval-augmented generation?", "Any other papers on quantization?")
+    fresh = corpus.ask("Which papers study quantization?", backend="extractive")
+    assert ans.shape == "list" and "besides" not in ans.text.splitlines()[0]
+    assert [c.doc_id for c in ans.citations] == [c.doc_id for c in fresh.citations]
