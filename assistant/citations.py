@@ -26,7 +26,9 @@ many of its words the source holds: it is dropped with ``INCOMPLETE`` and why, u
 sentence of a source verbatim (the source's statement as written). A sentence said of several
 works ("Both papers use X [1]": ``attribution.collective``) that cites fewer than two is judged
 against every source and cites those that state it, at least two, else it is dropped with
-``COLLECTIVE``: one abstract states it of one work. The sources' sentence vectors
+``COLLECTIVE``: one abstract states it of one work. A sentence that repeats itself ("A and A",
+"X outperforms X": ``assistant.degenerate``) states nothing checkable and is dropped with
+``DEGENERATE`` and why, unless it quotes a source verbatim. The sources' sentence vectors
 are embedded only when a claim takes the full path (a list
 answer quotes one sentence of each of dozens of abstracts: embedding them all took seconds).
 """
@@ -40,18 +42,20 @@ from typing import Any
 import numpy as np
 
 from assistant import attribution
+from assistant.degenerate import degenerate
 from assistant.evidence import Idf, SentenceCache, coverage, embed, terms
+from assistant.markers import dangling, parse_markers, split_answer, strip_markers
+from assistant.markers import (
+    renumber_markers as renumber_markers,  # re-exported: the public name it had here
+)
 from assistant.prompts import INSTRUCTION_LIKE
 from assistant.text import split_sentences
 from assistant.types import AnswerSentence, Evidence
 
-_MARK = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-_MARK_RE = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # one marker: [1], [1, 2], [1;3], [2-4]
-_MARK_ANY = re.compile(rf"\s*{_MARK_RE}")  # a marker with the space before it (what strip_markers removes); the project's own [n] format
-_RANGE = re.compile(r"\[(\d+)\s*[–-]\s*(\d+)\]")
 DANGLING = "dropped: a citation marker stands where a name should be, so the sentence cannot be read without it"
 INCOMPLETE = "dropped: the sentence is incomplete"  # + why (attribution.incomplete)
 COLLECTIVE = "dropped: it is said of several works, and fewer than two sources state it (attribution.collective)"
+DEGENERATE = "dropped: it repeats itself, so it states nothing a source could support"  # + why (assistant.degenerate)
 
 
 @dataclass
@@ -68,62 +72,6 @@ class Verified:
     sentences: list[AnswerSentence]
     order: list[int]  # original source index (0-based) for each final citation number
     evidence: dict[int, list[Evidence]]  # original source index -> supporting sentences
-
-
-def parse_markers(sentence: str) -> list[int]:
-    """Citation numbers in a sentence: [1], [1, 2], [1][3], [2-4]."""
-    nums: list[int] = []
-    for m in _RANGE.finditer(sentence):
-        a, b = int(m.group(1)), int(m.group(2))
-        nums += list(range(a, b + 1)) if 0 < b - a < 10 else [a, b]
-    for m in _MARK.finditer(sentence):
-        nums += [int(x) for x in re.split(r"\s*[,;]\s*", m.group(1))]
-    return nums
-
-
-def renumber_markers(text: str, number: Any) -> str:
-    """Every marker of ``text`` ([1], [1, 2], [2-4], as ``parse_markers`` reads them) rewritten
-    with ``number(n)`` for each of its numbers, written out one by one ("[2-4]" -> "[5, 6, 7]")."""
-    return re.sub(_MARK_RE, lambda m: "[" + ", ".join(str(number(n)) for n in parse_markers(m.group(0))) + "]", text)
-
-
-# A reference list closing a sentence ("… models in [1], [2], and [3].", "as shown in [1].") is the
-# citation, not part of the claim: the words that link it (commas, a coordinator, a preposition of
-# source) go with its markers, or "in,, and." would be left in the text.
-_TAIL_REFS = re.compile(rf"(?:(?:\s*(?:,|;|\b(?:and|or|in|by|from|see|cf\.|e\.g\.|as\s+(?:shown|described|reported|noted|seen|discussed)\s+in)\b))*"
-                        rf"\s*{_MARK_RE})+(?=\s*[.!?]?\s*$)", re.I)
-# A marker inside a sentence that stands where a noun phrase must ("Both [1] and [2] mention X",
-# "faster than [2] on …"): without it a preposition or a coordinator has no object (English does
-# not end a phrase there), so the sentence as stripped says nothing readable and is not shown.
-_ORPHAN = re.compile(r"\b(?:both|between|and|or|in|of|by|from|with|than|like|to|see|versus|vs\.?)\s*(?:[,;:.!?]|\b(?:and|or)\b|$)"
-                     r"|,\s*[,;.]|^\s*(?:and|or)\b", re.I)
-
-
-def strip_markers(sentence: str) -> str:
-    s = _MARK_ANY.sub("", _TAIL_REFS.sub("", sentence))
-    return re.sub(r"\s+([.,;:!?])", r"\1", s).strip()
-
-
-def dangling(sentence: str) -> bool:
-    """Whether a marker inside ``sentence`` (not in its closing reference list) stood for a name:
-    its stripped text leaves a preposition or coordinator without its object (``_ORPHAN``)."""
-    inner = _TAIL_REFS.sub("", sentence)
-    return bool(_MARK_ANY.search(inner)) and bool(_ORPHAN.search(strip_markers(sentence)))
-
-
-def split_answer(text: str) -> list[str]:
-    """Answer sentences; a citation marker after the full stop stays with its sentence."""
-    text = re.sub(r"([.!?])\s*((?:\[\d+(?:\s*[,;–-]\s*\d+)*\]\s*)+)", r"\1 \2\n", text)
-    out: list[str] = []
-    for line in text.split("\n"):
-        line = line.strip()
-        for s in split_sentences(line):
-            piece = line[s.start : s.end].strip()
-            if out and _MARK_ANY.fullmatch(piece):
-                out[-1] += " " + piece
-            elif piece:
-                out.append(piece)
-    return out
 
 
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
@@ -217,13 +165,13 @@ class Verifier:
             shown[i] = j
         return shown
 
-    def _incomplete(self, claim: str) -> str | None:
-        """Why the claim stops where its grammar needs more (``attribution.incomplete``), unless it
-        quotes a sentence of a source verbatim: that is the source's own statement, as written."""
+    def _empty(self, claim: str) -> str | None:
+        """Why the claim states nothing a source could support: it stops where its grammar needs
+        more (``attribution.incomplete``) or repeats itself (``assistant.degenerate``); None when
+        it does not, or quotes a sentence of a source verbatim (the source's statement, as written)."""
         gap = attribution.incomplete(claim)
-        if gap is None or self._verbatim(claim):
-            return None
-        return gap
+        why = f"{INCOMPLETE}: {gap}" if gap else (f"{DEGENERATE}: {d}" if (d := degenerate(claim)) else None)
+        return None if why is None or self._verbatim(claim) else why
 
     def _several(self, claim: str, vec: np.ndarray) -> tuple[list[int], dict[int, int], str | None]:
         """A claim said of several works, judged against every source: kept citing those that state
@@ -364,9 +312,8 @@ class Verifier:
             if dangling(raw):  # "Both and mention X": a marker stood for a name (``_ORPHAN``)
                 result.append(AnswerSentence(text=claim, supported=False, reason=DANGLING))
                 continue
-            gap = self._incomplete(claim)  # "Sana's main feature is." claims nothing
-            if gap is not None:
-                why = f"{INCOMPLETE}: {gap}"
+            why = self._empty(claim)  # "Sana's main feature is.", "TTT layers are TTT layers." claim nothing
+            if why is not None:
                 result.append(AnswerSentence(text=claim, supported=False, reason=why))
                 continue
             if not terms(claim) and not marked:  # "Yes." / "In short:" holds no claim to cite

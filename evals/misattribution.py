@@ -17,7 +17,12 @@ For an abstract A and a neighbour B (both with own names), from sentences of 8-6
   never states, cited to A;
 - ``direction_flip``: a sentence of A with names on both sides of a comparison ("X outperforms
   Y", "faster than", "over"), the first name of each side swapped, cited to A;
-- ``unswapped``: the original sentences of the four kinds, cited to their own abstract;
+- ``duplicate``: a sentence of A coordinating two names ("X and Y", "X, Y"), the second replaced
+  by a copy of the first ("X and X": one conjunct a copy of another, a claim that names one
+  thing twice though every name occurs), cited to A; drawn with a random sequence of its own
+  (``build --only duplicate`` adds them to the committed set and leaves its other items as they
+  are: those were built with the rules of commit 66c8ab7 and are kept as measured);
+- ``unswapped``: the original sentences of the kinds, cited to their own abstract;
 - ``paraphrase``: correct, mechanical rewrites of them — a reporting/result verb replaced by a
   synonym ("achieves" -> "reaches"), a fronted phrase moved to the end ("By doing Z, X ..." ->
   "X ..., by doing Z"), a non-restrictive clause or parenthesis dropped — cited to their own.
@@ -52,7 +57,7 @@ NEIGHBOURS = 4  # a neighbourhood: the abstract and its 4 closest (5 sources, th
 PER_KIND = 60  # items of each swap kind (direction flips: as many as the corpus holds, up to this)
 MAX_NAME_DF = 3  # a paper's own name: mentioned by a few abstracts at most (its own versions, a follow-up)
 NEAR_DUPLICATE = 0.95  # cosine of whole-abstract vectors above which two abstracts are versions of one paper
-SWAPS = ("subject_swap", "content_swap", "number_swap", "direction_flip")
+SWAPS = ("subject_swap", "content_swap", "number_swap", "direction_flip", "duplicate")
 CORRECT = ("unswapped", "paraphrase")
 _INTRO = re.compile(r"\b(?:we|this paper|this work|here we)\s+(?:\w+\s+)?(?:propose|introduce|present|develop|"
                     r"call|name|dub|term)s?\b|\b(?:called|named|dubbed|termed|coined)\b", re.I)
@@ -159,6 +164,23 @@ def direction_flip(sentence: str) -> str | None:
     return held.replace("\x00", b) if held else None
 
 
+def duplicate(sentence: str) -> str | None:
+    """``sentence`` with the second of two names coordinated next to each other ("X and Y", "X or
+    Y", "X, Y" in a list that goes on) replaced by a copy of the first, or None when it
+    coordinates no two distinct names."""
+    found = attribution.claim_names(sentence)
+    for a in found:
+        for b in found:
+            if a == b or attribution.occurs(a, b) or attribution.occurs(b, a):
+                continue
+            m = re.search(rf"(?<![\w-]){re.escape(a)}(,? (?:and|or) ({re.escape(b)})(?![\w]|-\w)"
+                          rf"|, ({re.escape(b)})(?=,|\)|,? (?:and|or)\b))", sentence)
+            if m:  # a comma joins two names of a list only where the list goes on ("X, Y, and Z", "(X, Y)")
+                g = 2 if m.group(2) else 3
+                return sentence[: m.start(g)] + a + sentence[m.end(g):]
+    return None
+
+
 def paraphrases(sentence: str) -> list[tuple[str, str]]:
     """(how, rewrite) for each mechanical, meaning-keeping rewrite that applies."""
     out = []
@@ -238,9 +260,39 @@ def build(corpus: dict[str, str], vectors: np.ndarray, seed: int = SEED, per_kin
             if count[kind] < per_kind:
                 count[kind] += 1
                 items += found
+    items += duplicates(corpus, keys, hoods, random.Random(f"{seed}-duplicate"), per_kind)
     for n, it in enumerate(items, 1):
         it["id"] = f"M{n:04d}"
     return items
+
+
+def duplicates(corpus: dict[str, str], keys: list[str], hoods: dict[str, list[str]], rng: random.Random,
+               per_kind: int) -> list[dict[str, Any]]:
+    """``duplicate`` items with their correct counterparts, one per abstract that has a sentence
+    coordinating two names, up to ``per_kind``."""
+    items: list[dict[str, Any]] = []
+    for a in rng.sample(keys, len(keys)):
+        found = [(s, d) for s in sentences(corpus[a]) if usable(s) and (d := duplicate(s))]
+        if not found:
+            continue
+        s, d = found[rng.randrange(len(found))]
+        sources = [a] + hoods[a]
+        rng.shuffle(sources)
+        items += [_item("duplicate", d, s, sources, a, None)] + _correct(s, sources, a, "duplicate")
+        if sum(it["kind"] == "duplicate" for it in items) >= per_kind:
+            break
+    return items
+
+
+def add_duplicates(corpus: dict[str, str], keys: list[str], vectors: np.ndarray, seed: int = SEED) -> list[dict[str, Any]]:
+    """The committed set with its ``duplicate`` items (and their counterparts) made anew, every
+    other item kept, ids continuing after the last."""
+    kept = [it for it in load() if it["kind"] != "duplicate" and it.get("of") != "duplicate"]
+    new = duplicates(corpus, keys, neighbourhoods(keys, vectors), random.Random(f"{seed}-duplicate"), PER_KIND)
+    last = max((int(it["id"][1:]) for it in kept), default=0)
+    for n, it in enumerate(new, last + 1):
+        it["id"] = f"M{n:04d}"
+    return kept + new
 
 
 def write(items: list[dict[str, Any]], path: Path = PATH) -> None:
@@ -325,6 +377,9 @@ def _parts() -> tuple[Any, Any, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.misattribution", description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=("build", "eval"), nargs="?", default="eval")
+    ap.add_argument("--only", choices=("duplicate",), default=None,
+                    help="build: make only this kind (and its correct counterparts) and add it to the committed set, "
+                    "replacing that kind's items and keeping every other item")
     ap.add_argument("--limit", type=int, default=None, help="eval: only the first N items")
     ap.add_argument("--out", default=None, help="eval: also write the per-item results and table here (JSON)")
     ap.add_argument("--out-dir", default=None, help="eval: run folder for results.json and report.md "
@@ -334,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         keys = list(corpus)
         vectors = np.asarray(cache.embedder([corpus[k] for k in keys]), dtype=np.float32)
-        items = build(corpus, vectors)
+        items = build(corpus, vectors) if not args.only else add_duplicates(corpus, keys, vectors)
         write(items)
         counts = {k: sum(it["kind"] == k for it in items) for k in SWAPS + CORRECT}
         print(f"wrote {len(items)} items to {PATH}: {counts}")

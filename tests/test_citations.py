@@ -11,6 +11,7 @@ from conftest import CountingEmbedder
 from assistant import Assistant
 from assistant.citations import (
     DANGLING,
+    DEGENERATE,
     Verifier,
     dangling,
     parse_markers,
@@ -18,6 +19,7 @@ from assistant.citations import (
     split_answer,
     strip_markers,
 )
+from assistant.degenerate import degenerate
 from assistant.evidence import SentenceCache
 from assistant.prompts import as_data, render
 
@@ -140,3 +142,74 @@ def test_renumbering_rewrites_every_number_of_every_marker_form() -> None:
     to_list = {1: 4, 2: 7, 3: 9}.get
     text = "A holds [1, 2]. B holds [2-3]. C holds [1][3]. D holds [2]."
     assert renumber_markers(text, to_list) == "A holds [4, 7]. B holds [7, 9]. C holds [4][9]. D holds [7]."
+
+
+# --- degenerate claims (#20): a sentence that repeats itself states nothing a source could support
+TTT = "Test-Time Training TTT layers expressive hidden state TTT-Linear TTT-MLP instantiations"
+
+REPEATS = [
+    "TTT layers are two variants: TTT layers and TTT layers.",  # the local model's answer (issue #20)
+    "It uses Mamba, S4 and Mamba.",
+    "It evaluates GPT-4 and GPT-4.",
+    "The method combines the encoder and the encoder.",
+    "between BERT and BERT",
+    "It uses linear attention and linear attention.",
+    "X is X.",
+    "Mamba outperforms Mamba.",
+    "TTT layers are better than TTT layers.",
+    "Mamba is 2x faster than Mamba.",
+    "On ImageNet, ViT outperforms ViT.",
+]
+DISTINCT = [
+    "X and X-Large are released.",
+    "X-1 and X-2 are variants.",
+    "A outperforms A without pretraining.",  # two settings of A
+    "More and more models use attention.",  # reduplication: a single plain word, intensive
+    "It is trained again and again.",
+    "The model reasons step by step.",
+    "It achieves 80.1% and 80.1% on X and Y.",  # two measurements may share a value
+    "For Llama, GPT-4 and Llama are compared.",  # a fronted adjunct is no list item
+    "For Llama, Llama and GPT-4 are compared.",
+    "Llama 2 outperforms Llama.",
+    "We compare Llama and Llama with retrieval.",
+    "A uses B and B uses C.",  # clauses, not conjuncts
+    "Sana is fast and Sana is small.",
+    "Llama-2 7B and Llama-2 13B are evaluated.",
+    "It improves accuracy and it improves speed.",
+    "We consider two instantiations: TTT-Linear and TTT-MLP.",
+    "LASP-2 achieves 15.2% over LASP and 36.6% over Ring Attention.",
+]
+
+
+@pytest.mark.parametrize("claim", REPEATS)
+def test_a_claim_that_repeats_itself_is_degenerate(claim: str) -> None:
+    assert degenerate(claim)
+
+
+@pytest.mark.parametrize("claim", DISTINCT)
+def test_legitimate_repetition_is_not_degenerate(claim: str) -> None:
+    assert degenerate(claim) is None
+
+
+def test_a_degenerate_claim_is_dropped_though_every_name_occurs(sources: tuple[list[str], Assistant]) -> None:
+    _, assistant = sources
+    (ttt,) = [h.text for h in assistant.search(TTT, k=1)]
+    assert "TTT-Linear" in ttt
+    v = Verifier([ttt], assistant.engine.cache, assistant.engine.idf())
+    answer = ("TTT layers are two variants: TTT layers and TTT layers. [1] "
+              "TTT-Linear outperforms TTT-Linear [1]. We consider two instantiations: TTT-Linear and TTT-MLP [1].")
+    same, reflexive, kept = v.verify(answer).sentences
+    for s in (same, reflexive):
+        assert not s.supported and s.citations == [] and s.reason and s.reason.startswith(DEGENERATE)
+    assert "“TTT layers” is coordinated with itself" in (same.reason or "")
+    assert kept.supported and kept.citations == [1]
+
+
+def test_a_verbatim_quote_that_repeats_a_name_is_its_source_statement(sources: tuple[list[str], Assistant]) -> None:
+    _, assistant = sources
+    source = "We study recurrent models on long inputs. Our benchmark pairs Mamba and Mamba. It runs on GPUs."
+    quote = "Our benchmark pairs Mamba and Mamba."
+    assert degenerate(quote)  # as a claim of its own it names one thing twice
+    v = Verifier([source], assistant.engine.cache, assistant.engine.idf())
+    (s,) = v.verify(f"{quote} [1]").sentences
+    assert s.supported and s.citations == [1] and s.reason is None
