@@ -78,6 +78,7 @@ class Turn:
     hits: Hits = field(default_factory=list)
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # each signal's ranked list
     asked: str = ""  # what evidence is scored against
+    scoped: str = ""  # the refusal's words when only the listed works were read (followups.scope_to_listed)
     evidence: Evidence | None = None
     decision: decision_mod.Decision | None = None
     filters: Filters | None = None  # retrieval ranks within the abstracts these admit (assistant/filters.py)
@@ -213,7 +214,7 @@ class AnswerEngine:
 
     def _refusal(self, base: Answer, turn: Turn) -> Answer:
         base.refused = True
-        base.text = REFUSAL_TEXT
+        base.text = turn.scoped or REFUSAL_TEXT
         missing = turn.decision.missing if turn.decision else []
         if missing:
             base.text += f" None of the abstracts found mentions {join_names(missing)}."

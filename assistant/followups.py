@@ -133,3 +133,5 @@ def scope_to_listed(engine: Any, turn: Any, query: str) -> None:
     hits = [(d, s) for d, s in ranked if d.doc_id in ids]
     seen, low = {d.doc_id for d, _ in hits}, min((s for _, s in ranked), default=0.0)
     turn.hits = hits + [(d, low) for d in docs if d.doc_id not in seen]
+    # only the listed works were read: a refusal says that of them, not of the whole collection
+    turn.scoped = f"None of the {len(docs)} abstracts listed before answers this question."

@@ -273,3 +273,11 @@ def test_a_superlative_over_the_listed_set_reads_the_listed_works_only(corpus: A
     listed, ans = _after(corpus, "Which papers study activation sparsity?", "Which of these reaches the highest sparsity?")
     assert ans.shape == "fact" and not ans.refused and ans.citations
     assert {c.doc_id for c in ans.citations} <= listed
+
+
+def test_a_superlative_over_the_list_refused_says_so_of_the_listed_works_not_the_collection(corpus: Assistant) -> None:
+    """Only the listed works were read, so a refusal may claim only that they do not answer; "The collection
+    does not answer this question" would claim what was not checked (session 17, coordinator)."""
+    listed, ans = _after(corpus, "Which papers study continual learning?", "Which of these is the oldest?")
+    assert ans.refused and ans.text.startswith(f"None of the {len(listed)} abstracts listed before answers this question.")
+    assert "collection" not in ans.text
