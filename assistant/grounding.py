@@ -27,7 +27,9 @@ from assistant.text import name_like
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _SENTENCE_START = re.compile(r"(^|[.!?:;]\s+|[\"'(\[]\s*)$")
 _RUN = re.compile(r"[a-z0-9]+")
-_NUMBER = re.compile(r"^(\d+(?:[.,]\d+)?)(?:[a-z%]{0,3}|-[a-z]+)$", re.I)  # 2.7x, 8-bit, 95%, 7B
+# 2.7x, 8-bit, 95%, 7B; a quantity compounded with what it measures ("128K-context", "7B-parameter"),
+# as "8-bit" is: the name a source must write is the quantity (it may say "128K long-context")
+_NUMBER = re.compile(r"^(\d+(?:[.,]\d+)?)(?:[a-z%]{0,3})(?:-[a-z]+)?$", re.I)
 
 
 # A compound modifier: a name + hyphen + a lower-case participle ("API-served", "LLM-generated",

@@ -72,3 +72,15 @@ def test_a_compound_modifier_needs_only_its_name_mentioned() -> None:
     assert missing_names("Which Zentrix-served models use QRV-generated labels?", ["Models served by an API."]) == [
         "Zentrix", "QRV"]
     assert missing_names("How good is Vexnet-50?", ["Vexnet is a network of 50 layers."]) == ["Vexnet-50"]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("128K-context", "It enables 128K long-context inference on one GPU.", True),  # the quantity is written
+    ("340M-parameter", "We train 340M parameter models.", True),
+    ("7B-parameter", "a 7B model", True),
+    ("128K-context", "It enables 64K long-context inference.", False),  # another quantity
+    ("8-bit", "4-bit weights", False),
+])
+def test_a_quantity_compounded_with_what_it_measures_needs_the_quantity(name: str, text: str, expected: bool) -> None:
+    """"a 128K-context model" names a quantity, as "8-bit" does; a source may write it "128K long-context"."""
+    assert mentioned(name, text) is expected
