@@ -180,6 +180,27 @@ def batch_rows(
     return out
 
 
+def fact_sessions(out: list[dict[str, Any]], openers: set[str], suffix: str) -> list[dict[str, Any]]:
+    """A session opened by a fact question (one of ``openers``): its first row is no list."""
+    for r in out:
+        if r["question"] in openers:
+            r["shape"], r["type"] = "fact", f"fact_session{suffix}"
+    return out
+
+
+def batch_main(path: Any, build: Any, measure: Any, doc: str | None, argv: list[str] | None = None) -> int:
+    """A hand-written batch's command line: ``build`` writes ``path``, ``measure`` prints its table."""
+    command = (argv if argv is not None else sys.argv[1:])[:1] or ["build"]
+    if command == ["build"]:
+        print(f"{path}: {len(build())} rows")
+    elif command == ["measure"]:
+        print(json.dumps(measure(), indent=1))
+    else:
+        print(doc)
+        return 2
+    return 0
+
+
 def rows() -> list[dict[str, Any]]:
     return batch_rows("SR", "_holdout3", MADE, SINGLE, SESSIONS)
 
@@ -213,15 +234,7 @@ def measure(batch: list[dict[str, Any]] | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    command = (argv if argv is not None else sys.argv[1:])[:1] or ["build"]
-    if command == ["build"]:
-        print(f"{PATH}: {len(build())} rows")
-    elif command == ["measure"]:
-        print(json.dumps(measure(), indent=1))
-    else:
-        print(__doc__)
-        return 2
-    return 0
+    return batch_main(PATH, build, measure, __doc__, argv)
 
 
 if __name__ == "__main__":

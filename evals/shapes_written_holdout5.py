@@ -26,12 +26,11 @@ on the commit before the change and once after it:
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 from evals.data import DATASETS_DIR
-from evals.shapes_written_holdout3 import batch_rows
+from evals.shapes_written_holdout3 import batch_main, batch_rows, fact_sessions
 from evals.shapes_written_holdout3 import measure as measure_batch
 
 PATH = DATASETS_DIR / "shapes_written_holdout5.jsonl"
@@ -163,11 +162,7 @@ OVER_LISTED = {"followup_superlative_holdout5"}
 
 
 def rows() -> list[dict[str, Any]]:
-    out = batch_rows("SG", "_holdout5", MADE, SINGLE, SESSIONS)
-    for r in out:  # a session opened by a fact question: its first row is no list
-        if r["question"] in FACT_OPENERS:
-            r["shape"], r["type"] = F, "fact_session_holdout5"
-    return out
+    return fact_sessions(batch_rows("SG", "_holdout5", MADE, SINGLE, SESSIONS), FACT_OPENERS, "_holdout5")
 
 
 def build() -> list[dict[str, Any]]:
@@ -199,15 +194,7 @@ def measure() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    command = (argv if argv is not None else sys.argv[1:])[:1] or ["build"]
-    if command == ["build"]:
-        print(f"{PATH}: {len(build())} rows")
-    elif command == ["measure"]:
-        print(json.dumps(measure(), indent=1))
-    else:
-        print(__doc__)
-        return 2
-    return 0
+    return batch_main(PATH, build, measure, __doc__, argv)
 
 
 if __name__ == "__main__":
