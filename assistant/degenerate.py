@@ -37,8 +37,14 @@ import re
 from assistant.attribution import _AUX, _PREPOSITIONS
 from assistant.text import name_like
 
+# Where these come from (orthography and English closed classes; none from an evaluation question):
+# a token is a word as names are written (letters and digits joined by ' + / . -, a trailing %: "GPT-4",
+# "C++", "80.1%", "it's"), or one of the punctuation marks that bound a conjunct; grounding's _TOKEN
+# with the apostrophe, percent and those marks added because a conjunct's edges are read here.
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'\u2019+/.-]*[A-Za-z0-9+%])?%?|[,;:()\[\]\u2014\"]")
 _PUNCT = set(',;:()[]\u2014"')
+# English's coordinating conjunctions that join noun phrases (the closed class; "but", "yet", "so"
+# join clauses and stand with the subordinators below)
 _COORDINATORS = {"and", "or", "nor"}
 # a number, with a unit or a magnitude ("80.1%", "2.7x", "7B", "16k"): a value, which two things may share
 _NUMBER = re.compile(r"^\d[\d.,]*(?:%|x|\u00d7|[kmbt])?$", re.I)
@@ -46,7 +52,8 @@ _NUMBER = re.compile(r"^\d[\d.,]*(?:%|x|\u00d7|[kmbt])?$", re.I)
 _DETERMINERS = set(
     "the a an this that these those its their our his her my your each every some any no".split()
 )
-# words that coordinate noun phrases, not clauses, after them
+# the first halves of English's correlative coordinators ("both A and B", "either A or B", "neither
+# A nor B") and "between A and B": a closed class; words that coordinate noun phrases after them
 _CORRELATIVES = {"both", "either", "neither", "between"}
 _PRONOUNS = set("we they it he she i you one".split())
 _SUBORDINATORS = set(
@@ -165,14 +172,18 @@ def repeated(claim: str) -> str | None:
     return None
 
 
-# "X is X", "X outperforms X", "X is (2x) better than X": the two sides of a copula or a comparison
+# "X is X", "X outperforms X", "X is (2x) better than X": the two sides of a copula or a comparison.
+# From English grammar: the copula's forms, a comparative ("-er / more / less ... than") after a verb
+# of performance, and the comparing verbs of attribution._COMPARE (the same closed set the
+# direction-flip check reads, plus "rival"); a few degree adverbs that may stand before them.
 _RELATION = re.compile(
     r"\s+(?:(?:is|are|was|were|performs?|performed|works?|runs?|scales?)\s+(?:\S+\s+)?(?:\w+er|worse|more\s+\w+|less\s+\w+)\s+than"
     r"|(?:consistently\s+|significantly\s+|clearly\s+)?(?:outperform|surpass|beat|exceed|outpace|rival)\w*"
     r"|(?:is|are|was|were)(?:\s+(?:also|simply|just|essentially|exactly))?)\s+",
     re.I,
 )
-# a fronted adjunct or connective ("On ImageNet, ", "Thus, ") separates nothing of the two sides
+# a fronted adjunct or connective ("On ImageNet, ", "Thus, ") separates nothing of the two sides:
+# English sets a fronted adverbial off with a comma (punctuation; 80 characters a sanity bound)
 _FRONT = re.compile(r"^[^,]{1,80},\s+")
 
 

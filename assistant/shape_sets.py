@@ -35,6 +35,7 @@ import re
 from assistant.grounding import names
 from assistant.shape_frames import _LEAD, _MASS, _THESE, _WORKS
 
+# the quantifiers that head an English partitive ("any of them", "one of these"): a closed class
 _QUANT = r"(?:any|either|one|some|all|each|none|both|neither)"
 _PARTITIVE = rf"{_QUANT}\s+of\s+{_THESE}(?:\s+{_WORKS})?"
 # the prepositions that take a partitive complement at a clause's end (a closed class)
@@ -43,6 +44,7 @@ _PREP = r"(?:in|by|for|from|across|among|within|on|with|to|throughout)"
 # ones end in -ed, the strong ones in -en / -wn)
 _IRREGULAR = r"(?:built|done|run|made|put|set|taught|brought|held|found|kept|met|read|sent|spent|told|got|won|beat|hit|cut)"
 _PARTICIPLE = rf"(?:[\w-]+(?:ed|en|wn)|{_IRREGULAR})"
+# the particles / prepositions a phrasal passive ends in ("compared against", "built on"): a closed class
 _PARTICLE = r"(?:against|on|for|with|to|from|as|out|up|over|upon|about|at)"
 _OBJECT_SET = re.compile(
     rf"{_LEAD}(?P<aux>is|are|was|were|has|have|had)\s+(?P<body>.+?)\s+{_PREP}\s+{_PARTITIVE}\s*[?.!]*\s*$",
@@ -57,6 +59,7 @@ _VERB_GROUP = re.compile(
 )
 _THERE = re.compile(r"^there\s+(?:(?:any|some)\s+)?(?P<subject>.+)$", re.I)
 
+# the determiners of "more of a kind" (module doc: they presuppose a set already given): a closed class
 _MORE_DET = r"(?:other|more|further|additional)"
 _MORE = re.compile(
     rf"{_LEAD}(?:(?:are|is)\s+there\s+|(?:do|does)\s+you\s+have\s+|(?:list|show|find|give)\s+(?:me\s+)?)?(?:any\s+)?"
@@ -65,6 +68,7 @@ _MORE = re.compile(
     re.I,
 )
 
+# an English superlative: -est, most / least, the suppletive best / worst (morphology, a closed class)
 _SUPERLATIVE_FORM = r"(?:(?:the|its)\s+(?:[\w-]{3,}est|most|least|best|worst)|(?:is|was)\s+(?:[\w-]{3,}est|most|least|best|worst))\b"
 _OVER_SET = re.compile(
     rf"{_LEAD}(?:(?:which|what)(?:\s+ones?)?\s+of\s+{_THESE}|(?:of|among)\s+{_THESE},?\s+which|which\s+ones?|which(?=\s+(?:is|was)\b))"
