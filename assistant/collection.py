@@ -60,7 +60,13 @@ from assistant import shape_model
 from assistant.compare import compared_answer, list_item, make_citation, verify_claims
 from assistant.evidence import terms
 from assistant.followups import caveat as meaning_caveat
-from assistant.followups import closest_in_meaning, filter_vectors, quote_stating
+from assistant.followups import (
+    closest_in_meaning,
+    docs_of_quotes,
+    filter_vectors,
+    previous_list,
+    quote_stating,
+)
 from assistant.grounding import mentioned
 from assistant.grounding import names as name_phrases
 from assistant.hits import to_hit
@@ -86,7 +92,6 @@ from assistant.types import (
     ListItem,
 )
 
-_ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
 # How abstracts state their contribution in the first person (English academic register).
 _GROUPS = [
     ("Methods and models proposed", re.compile(r"\bwe\s+(?:propose|introduce|present|develop|design|build|devise)\b", re.I)),
@@ -97,14 +102,6 @@ OTHER_GROUP = "Other work"
 
 
 # --- the engine's branch --------------------------------------------------------------------------
-def previous_list(history: list[dict[str, str]]) -> list[str]:
-    """The last answer's list lines ("[n] label — sentence"), without their numbers."""
-    answers = [m.get("content", "") for m in history if m.get("role") == "assistant"]
-    if not answers:
-        return []
-    return [m.group("line") for line in answers[-1].splitlines() if (m := _ITEM_LINE.match(line))]
-
-
 def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
     """The answer for a list / compare / overview question, or None for the ordinary path; the
     LLM backends' synthesis is added above it afterwards (``collection_summary.with_summary``), so
@@ -134,7 +131,7 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
     if shape.kind == COMPARE:
         return compared_answer(engine, base, shape, turn.exclude)
     if shape.follow_up:
-        docs = _docs_of_quotes(engine, quotes)
+        docs = docs_of_quotes(engine, quotes)
         if not docs:
             return None
         picked = _follow_up(engine, base, shape, docs)
@@ -206,7 +203,7 @@ def _listed_before(engine: Any, shape: Shape, quotes: list[str]) -> set[str]:
     """The works the last list showed, when the question asks for more of a kind ("Any other papers
     on X?", ``Shape.more``): "other / more / else" presuppose that list, so its works are known to
     the user and are not the new ones asked for (a list repeating them would answer "no" as "yes")."""
-    return {d.work_id for d in _docs_of_quotes(engine, quotes)} if shape.more and quotes else set()
+    return {d.work_id for d in docs_of_quotes(engine, quotes)} if shape.more and quotes else set()
 
 
 def _none_besides(engine: Any, base: Answer, shape: Shape, shown: int, further: list[Candidate]) -> Answer:
@@ -222,7 +219,7 @@ def _none_besides(engine: Any, base: Answer, shape: Shape, shown: int, further: 
         n = len(further)
         base.text += (f" {n} more share{'s' if n == 1 else ''} its words but rank{'s' if n == 1 else ''} below the cut-off "
                       "(see the full list).")
-        base.items = [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
+        base.items = [_uncited(c, w, above_cutoff=False) for c in further]
     return base
 
 
@@ -278,7 +275,7 @@ def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidat
     if not any(c.mentions for c in ranked):
         base.caveat = (f"None of the {len(ranked)} abstracts listed before mentions {shape.topic!r}; the "
                        f"{len(closest)} closest in meaning, which may not be about it:")
-        base.items = [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in closest]
+        base.items = [_uncited(c, w, above_cutoff=False) for c in closest]
         base.text = "\n".join([base.caveat] + [f"- {i.label} — {i.text}" for i in base.items])
         return base
     idf = engine.idf()
@@ -293,25 +290,13 @@ def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidat
     return _listing(engine, base, shape, closest, [], engine.settings.collection.display_max)
 
 
-def _docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:
-    """The abstracts holding each listed line's quoted sentence (found through BM25 on it). A label
-    or a sentence may hold " — " itself: the longest tail after one that an abstract holds wins."""
-    out: dict[str, StoredDoc] = {}
-    for line in lines:
-        parts = line.split(" — ")
-        for i in range(1, len(parts)):
-            quote = " ".join(" — ".join(parts[i:]).split())
-            ranked = engine.retriever.signals(quote, 3, names=["bm25"]).get("bm25", [])
-            docs = engine.retriever.fetch([d for d, _ in ranked])
-            doc = next((docs[d] for d, _ in ranked if d in docs and quote in " ".join(docs[d].original.split())), None)
-            if doc is not None:
-                out.setdefault(doc.doc_id, doc)
-                break
-    return list(out.values())
-
-
 # --- verification ---------------------------------------------------------------------------------
 # --- lists and overviews --------------------------------------------------------------------------
+def _uncited(c: Candidate, w: float, above_cutoff: bool = True) -> ListItem:
+    """A candidate kept in ``Answer.items`` but not cited: beyond the display cap, or below the cut-off."""
+    return list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=above_cutoff)
+
+
 def _group(doc: StoredDoc) -> str:
     return next((name for name, pattern in _GROUPS if pattern.search(doc.original)), OTHER_GROUP)
 
@@ -330,8 +315,8 @@ def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], f
         items.append(list_item(c.doc, n, c.quote, c.relevance(w), group=_group(c.doc) if shape.kind == OVERVIEW else ""))
         base.citations.append(make_citation(c.doc, n, c.relevance(w), evidence))
         base.sentences.append(AnswerSentence(text=items[-1].text, citations=[n]))
-    rest = [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False) for c in beyond]
-    rest += [list_item(c.doc, 0, c.quote, c.relevance(w), cited=False, above_cutoff=False) for c in further]
+    rest = [_uncited(c, w) for c in beyond]
+    rest += [_uncited(c, w, above_cutoff=False) for c in further]
     base.shape, base.items = shape.kind, items + rest
     base.text = _list_text(shape, items, len(beyond), len(further), base.caveat, meaning, besides)
     return base

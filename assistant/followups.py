@@ -39,6 +39,7 @@ import numpy as np
 
 from assistant.evidence import embed, terms
 from assistant.shape import Shape, detect
+from assistant.store import StoredDoc
 from assistant.topics import Candidate, alias_of, sentence_scores
 
 # A sentence in the first person states the paper's own work ("we propose", "our method", "this paper
@@ -46,6 +47,35 @@ from assistant.topics import Candidate, alias_of, sentence_scores
 # The words are English's first-person forms and the self-references of academic writing (no evaluation
 # question's words). Known over-read, left as measured: with re.I, "us" also matches the acronym "US".
 _OWN = re.compile(r"\b(?:we|our|us|this\s+(?:paper|work|study|article|note))\b|\bhere\b", re.I)
+
+
+# The last answer's list lines, and the abstracts they quote (the listed set a follow-up is asked of).
+_ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
+
+
+def previous_list(history: list[dict[str, str]]) -> list[str]:
+    """The last answer's list lines ("[n] label — sentence"), without their numbers."""
+    answers = [m.get("content", "") for m in history if m.get("role") == "assistant"]
+    if not answers:
+        return []
+    return [m.group("line") for line in answers[-1].splitlines() if (m := _ITEM_LINE.match(line))]
+
+
+def docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:
+    """The abstracts holding each listed line's quoted sentence (found through BM25 on it). A label
+    or a sentence may hold " — " itself: the longest tail after one that an abstract holds wins."""
+    out: dict[str, StoredDoc] = {}
+    for line in lines:
+        parts = line.split(" — ")
+        for i in range(1, len(parts)):
+            quote = " ".join(" — ".join(parts[i:]).split())
+            ranked = engine.retriever.signals(quote, 3, names=["bm25"]).get("bm25", [])
+            docs = engine.retriever.fetch([d for d, _ in ranked])
+            doc = next((docs[d] for d, _ in ranked if d in docs and quote in " ".join(docs[d].original.split())), None)
+            if doc is not None:
+                out.setdefault(doc.doc_id, doc)
+                break
+    return list(out.values())
 
 
 def own_claim(sentence: str) -> bool:
@@ -119,13 +149,10 @@ def scope_to_listed(engine: Any, turn: Any, query: str) -> None:
     among all the abstracts, so one ranked low for the question is no confident answer for being the
     only one read (restricting the lists made a lone off-topic listed abstract look first in every
     signal). Nothing changes for any other question, or when the listed abstracts cannot be found again."""
-    # lazy: assistant.collection imports this module
-    from assistant.collection import _docs_of_quotes, previous_list
-
     quotes = previous_list(turn.history)
     if not quotes or not detect(turn.question, previous_was_list=True).over_listed:
         return
-    docs = [d for d in _docs_of_quotes(engine, quotes) if d.work_id not in (turn.exclude or ())]
+    docs = [d for d in docs_of_quotes(engine, quotes) if d.work_id not in (turn.exclude or ())]
     if not docs:
         return
     ids, wide = {d.doc_id for d in docs}, sum(len(r) for r in turn.lists.values())

@@ -45,9 +45,9 @@ WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 def collect(assistant: Any) -> list[dict[str, Any]]:
     """Per follow-up session: the answer now (text, cited works and quotes) and, per abstract of the
     previous list, its sentences with their cosines (filter as asked, its topic)."""
-    from assistant.collection import _docs_of_quotes, previous_list
     from assistant.conversation import standalone_question
     from assistant.evidence import embed
+    from assistant.followups import docs_of_quotes, previous_list
     from assistant.shape import detect
     from assistant.topics import rescored
     from evals.answers import baseline_answer
@@ -68,7 +68,7 @@ def collect(assistant: Any) -> list[dict[str, Any]]:
         shape = detect(r["question"], previous_was_list=True)
         naive = baseline_answer(assistant, asked[r["id"]], standalone_question(r["question"], history), all_docs)[0] \
             if r["id"] in asked and r.get("key_points") else float("nan")
-        docs = _docs_of_quotes(engine, previous_list(history))
+        docs = docs_of_quotes(engine, previous_list(history))
         # what the answer shows of each abstract: a cited line, or the "none mentions" answer's uncited closest
         cited = {i.doc_id: i.text for i in ans.items if i.cited or f"- {i.label} — {i.text}" in ans.text}
         listed = []

@@ -50,8 +50,8 @@ RATIOS = [round(0.05 * i, 2) for i in range(19)]  # 0: the absolute bar alone (t
 def features(assistant: Any) -> list[dict[str, Any]]:
     """Per follow-up: its listed abstracts' (lexical for the topic, cosine with the predicate, cosine
     with the topic, work id), and the gold works."""
-    from assistant.collection import _docs_of_quotes, previous_list
     from assistant.conversation import standalone_question
+    from assistant.followups import docs_of_quotes, previous_list
     from assistant.shape import detect
     from assistant.topics import rescored
     from evals.answers import baseline_answer
@@ -67,7 +67,7 @@ def features(assistant: Any) -> list[dict[str, Any]]:
         prev = assistant.ask(first, backend="extractive")
         history = [{"role": "user", "content": first}, {"role": "assistant", "content": prev.text}]
         shape = detect(r["question"], previous_was_list=True)
-        docs = _docs_of_quotes(engine, previous_list(history))
+        docs = docs_of_quotes(engine, previous_list(history))
         # the naive baseline's key points (the top abstracts' best sentences, evals.answers.baseline_answer)
         naive = baseline_answer(assistant, asked[r["id"]], standalone_question(r["question"], history), all_docs)[0] \
             if r["id"] in asked and r.get("key_points") else float("nan")
