@@ -112,12 +112,13 @@ _CATEGORY = {
     "phenomenon", "measure", "metric", "function", "data", "technology", "capability", "parameter",
     "method", "approach", "technique", "strategy",
     "ai", "artificial", "intelligence", "machine", "learning", "deep", "neural", "network",
+    "hardware", "software",  # collective mass nouns, answered by naming a member ("a 4090 GPU", "PyTorch")
 }
 # the field's words that English writes before a head ("deep / neural / artificial" are adjectives;
 # "machine", "learning", "AI" premodify: "machine translation", "learning rate", "AI model"): a
 # compound runs on past them, where a generic noun is the head (the field's premodifiers as its
-# terms are spelled: "deep learning", "neural network", "machine translation"; not from a question set)
-_PREMODIFIER = {"ai", "artificial", "machine", "learning", "deep", "neural"}
+# terms are spelled: "deep learning", "neural network", "machine translation", "software license")
+_PREMODIFIER = {"ai", "artificial", "machine", "learning", "deep", "neural", "hardware", "software"}
 _MODIFIER = {"main", "key", "primary", "principal", "central", "core", "major", "new", "novel", "proposed",
              "specific", "particular", "exact", "precise", "overall", "general", "basic", "unique", "different",
              "other", "first", "best", "current", "existing", "underlying", "common", "certain", "same", "own",

@@ -21,6 +21,7 @@ from assistant.settings import CaveatSettings
     ("On which datasets was Memformer evaluated?", "datasets"),
     ("What FID score does Sana-0.6B achieve?", "FID score"),  # what N + auxiliary
     ("Which GPU model were the speedups measured on?", "GPU model"),  # stops at the generic head
+    ("Which hardware accelerator does it target?", "hardware accelerator"),  # "hardware" premodifies
     ("What type of attention mechanism does it use?", "attention mechanism"),  # the category frame
     ("How many parameters does the largest RetNet model have?", "parameters"),
     ("And what perplexity does it reach?", "perplexity"),  # a follow-up's opener
@@ -42,6 +43,8 @@ def test_the_focus_is_the_noun_phrase_the_wh_word_asks_for(question: str, phrase
     "How much faster is FlashAttention than standard attention?",  # a degree: the number is checked elsewhere
     "What type of model does it use?",  # the top of the taxonomy: an instance is named, not the kind
     "Does Mamba use attention?",  # no wh-word
+    "On what hardware does it run 128K-context inference?",  # a collective mass noun: a member ("a 4090 GPU") answers
+    "What software do they release?",
 ])
 def test_generic_or_absent_focus_is_not_checked(question: str) -> None:
     assert focus(question) is None
