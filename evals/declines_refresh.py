@@ -92,7 +92,10 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     cache = Path(args.cache)
     rows = [json.loads(line) for line in cache.read_text().splitlines() if line.strip()]
-    moved = refresh(Assistant(data_dir=args.data_dir), rows, commit())
+    assistant = Assistant(data_dir=args.data_dir)
+    if not assistant.retriever.docs():  # an empty index would rewrite every row as refused
+        raise SystemExit(f"{args.data_dir}: no abstracts indexed; run `assistant ingest --data-dir {args.data_dir}` first")
+    moved = refresh(assistant, rows, commit())
     tmp = cache.with_suffix(".tmp")
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     tmp.replace(cache)

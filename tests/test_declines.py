@@ -189,3 +189,13 @@ def test_a_decline_is_overruled_only_where_the_checks_find_nothing_missing() -> 
     assert not rule(None, None)(clean)  # today: every decline heard
     shown = applied([clean, word], over)
     assert shown[0]["local"] is clean["extractive"] and shown[1]["local"] is word["local"]
+
+
+def test_the_refresh_refuses_an_empty_index_and_keeps_the_cache(tmp_path: Path) -> None:
+    from evals.declines_refresh import main as refresh_main
+
+    cache = tmp_path / "cache.jsonl"
+    cache.write_text('{"key": "dev:q001:plain:lead1"}\n')
+    with pytest.raises(SystemExit, match="no abstracts indexed"):  # it once rewrote every row as refused
+        refresh_main(["--data-dir", str(tmp_path / "empty"), "--cache", str(cache)])
+    assert cache.read_text() == '{"key": "dev:q001:plain:lead1"}\n'
