@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from evals.declines import CACHE, gap
+from evals.declines_prob import auc as pair_auc
 
 OUT = Path(__file__).resolve().parent / "fits" / "frontier.json"
 USER_WORDED = ("paraphrase_written", "calibration")  # written or filtered to look like users' questions
@@ -127,12 +128,11 @@ def corners(points: list[dict[str, float]]) -> dict[str, Any]:
     return {"within_hedge_goal": best_within, "meeting_catch_goals": least, "all_goals_met": bool(both)}
 
 
-def auc(rows: list[dict[str, Any]], score: list[float]) -> float:
+def auc(rows: list[dict[str, Any]], score: list[float]) -> float | None:
     """P(a right answer scores above a question to catch), among rows the fixed checks leave to the bar."""
     pos = [s for r, s in zip(rows, score, strict=True) if right(r) and not fixed(r)]
     neg = [s for r, s in zip(rows, score, strict=True) if must_catch(r) and not fixed(r)]
-    pairs = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return round(pairs / (len(pos) * len(neg)), 3) if pos and neg else float("nan")
+    return pair_auc(pos, neg)
 
 
 def now(rows: list[dict[str, Any]], heard: bool) -> dict[str, float]:
