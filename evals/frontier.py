@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from evals.declines import CACHE, gap
+from evals.declines_checks import folds_of
 from evals.declines_prob import auc as pair_auc
 
 OUT = Path(__file__).resolve().parent / "fits" / "frontier.json"
@@ -70,9 +70,7 @@ def logistic(x: np.ndarray, y: np.ndarray, steps: int = 3000, lr: float = 0.5) -
 def combined_scores(rows: list[dict[str, Any]], folds: int = 5) -> list[float]:
     """Each row's P(a plain answer is right), from a model fitted on the other folds (folds by
     source question). Trained on right answers (1) against the questions to catch (0)."""
-    sources = sorted({r["source"] for r in rows})
-    random.Random(0).shuffle(sources)
-    fold_of = {s: i % folds for i, s in enumerate(sources)}
+    fold_of = folds_of(rows, folds)
     x = np.array([features(r) for r in rows])
     target = np.array([1.0 if right(r) else 0.0 for r in rows])
     used = np.array([right(r) or must_catch(r) for r in rows])
