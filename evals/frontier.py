@@ -93,26 +93,23 @@ def must_catch(r: dict[str, Any]) -> bool:
     return not r["answerable"]
 
 
-def sweep(rows: list[dict[str, Any]], score: list[float], heard: bool = False,
-          hedged: list[bool] | None = None) -> list[dict[str, float]]:
-    """One point per bar (every distinct score, and none): the shares hedged / caught. ``hedged``
-    given: that one point (what the product does), whatever the score."""
-    groups = {"answerable": [i for i, r in enumerate(rows) if r["answerable"]],
-              "right": [i for i, r in enumerate(rows) if right(r)],
-              "unanswerable": [i for i, r in enumerate(rows) if not r["answerable"] and not r["loo"]],
-              "loo": [i for i, r in enumerate(rows) if r["loo"]]}
+def shares(rows: list[dict[str, Any]], hedged: list[bool]) -> dict[str, float]:
+    """The shares of answerable / right answers hedged and of the questions to catch caught."""
+    groups = {"answerable_hedged": [r["answerable"] for r in rows], "right_hedged": [right(r) for r in rows],
+              "unanswerable_caught": [not r["answerable"] and not r["loo"] for r in rows],
+              "loo_caught": [bool(r["loo"]) for r in rows]}
+    out = {}
+    for name, member in groups.items():
+        n = sum(member)
+        out[name] = sum(h for h, m in zip(hedged, member, strict=True) if m) / n if n else 0.0
+    return out
+
+
+def sweep(rows: list[dict[str, Any]], score: list[float], heard: bool = False) -> list[dict[str, float]]:
+    """One point per bar (every distinct score, and none): the shares hedged / caught."""
     base = [fixed(r) or (heard and bool(r["declined"])) for r in rows]
-    points = []
-    for t in [-np.inf, *sorted(set(score)), np.inf] if hedged is None else [np.nan]:
-        h_t = hedged if hedged is not None else [b or s < t for b, s in zip(base, score, strict=True)]
-
-        def share(name: str, h: list[bool] = h_t) -> float:
-            idx = groups[name]
-            return sum(h[i] for i in idx) / len(idx) if idx else 0.0
-
-        points.append({"bar": float(t), "answerable_hedged": share("answerable"), "right_hedged": share("right"),
-                       "unanswerable_caught": share("unanswerable"), "loo_caught": share("loo")})
-    return points
+    return [{"bar": float(t), **shares(rows, [b or s < t for b, s in zip(base, score, strict=True)])}
+            for t in [-np.inf, *sorted(set(score)), np.inf]]
 
 
 def corners(points: list[dict[str, float]]) -> dict[str, Any]:
@@ -136,7 +133,7 @@ def auc(rows: list[dict[str, Any]], score: list[float]) -> float | None:
 def now(rows: list[dict[str, Any]], heard: bool) -> dict[str, float]:
     """Where the product stands: extraction's own hedges (refreshed), and the model's decline if ``heard``."""
     hedged = [bool(r["extractive"]["refused"] or r["extractive"]["caveat_kind"] or (heard and r["declined"])) for r in rows]
-    return {k: v for k, v in sweep(rows, [0.0] * len(rows), hedged=hedged)[0].items() if k != "bar"}
+    return shares(rows, hedged)
 
 
 def same_hedging(points: list[dict[str, float]], at: dict[str, float]) -> dict[str, float] | None:
