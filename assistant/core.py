@@ -40,7 +40,7 @@ class Assistant:
     def embedder(self) -> Any:
         with self._embedder_lock:  # prefetch() may be building it in another thread
             if "_built_embedder" not in self.__dict__:
-                from assistant.embeddings import make_embedder
+                from assistant.store.embeddings import make_embedder
 
                 embedder = make_embedder(self.settings)
                 if self.settings.embed_backend == "onnx":
@@ -57,23 +57,23 @@ class Assistant:
 
     @cached_property
     def store(self) -> Any:
-        from assistant.embeddings import embedder_fingerprint
-        from assistant.store import Store
+        from assistant.store.chroma import Store
+        from assistant.store.embeddings import embedder_fingerprint
 
         return Store(self.settings, embedder_fingerprint(self.settings))
 
     @cached_property
     def retriever(self) -> Any:
-        from assistant.retrieval import HybridRetriever
+        from assistant.search.retrieval import HybridRetriever
 
         with self._init_lock:
             return HybridRetriever(self.settings, self.store, self.embedder)
 
     @cached_property
     def engine(self) -> Any:
-        from assistant.embeddings import embedder_fingerprint
         from assistant.engine import AnswerEngine
-        from assistant.evidence import shared_cache
+        from assistant.evidence.scoring import shared_cache
+        from assistant.store.embeddings import embedder_fingerprint
 
         s = self.settings
         key = embedder_fingerprint(s) + (f"@{s.embed_base_url or s.openai_base_url}" if s.embed_backend == "openai" else "")
@@ -97,7 +97,7 @@ class Assistant:
         return report
 
     def stats(self) -> dict[str, Any]:
-        from assistant.hits import display_path
+        from assistant.search.hits import display_path
 
         docs = self.retriever.docs()
         files = Counter(display_path(f) for d in docs.values() for f in d.files)
@@ -111,7 +111,7 @@ class Assistant:
         "file": "zotero.bib"}`` (assistant/filters.py); the ranking is within the abstracts it admits.
         A bad value raises ``FilterError`` (a ValueError) saying what is accepted."""
         from assistant.filters import Filters
-        from assistant.hits import to_hit
+        from assistant.search.hits import to_hit
 
         results = self.retriever.retrieve(query, k, mode=mode, filters=Filters.of(filters) or None)
         return [to_hit(doc, score, rank) for rank, (doc, score) in enumerate(results, start=1)]

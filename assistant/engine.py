@@ -3,7 +3,7 @@
 ``AnswerEngine`` owns the parts and caches of one index (retriever, sentence vectors, IDF) and
 streams text deltas followed by the final, verified ``Answer``. The answer comes from the
 extractive engine or an LLM backend given the selected evidence (``assistant.backends``); every
-citation is then checked against the cited abstract (``assistant.citations``).
+citation is then checked against the cited abstract (``assistant.verify.citations``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant import decision as decision_mod
 from assistant import types as kinds
-from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported from here too)
+from assistant.backends.grammars import grammar_for
+from assistant.collection.answer import shaped_answer
+from assistant.collection.followups import scope_to_listed
+from assistant.collection.summary import with_summary
+from assistant.compose.answer_text import (  # noqa: F401 (the fixed texts are imported from here too)
     DECLINED_REASON,
     EMPTY_TEXT,
     MODEL_REFUSAL,
@@ -31,19 +34,8 @@ from assistant.answer_text import (  # noqa: F401 (the fixed texts are imported 
     join_names,
     model_absence,
 )
-from assistant.backends.grammars import grammar_for
-from assistant.citations import Verifier
-from assistant.collection import shaped_answer
-from assistant.collection_summary import with_summary
-from assistant.conversation import evidence_question, resolved_question, standalone_question
-from assistant.evidence import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
-from assistant.extractive import choose, draft, quantity_unstated, second_look, unstated
-from assistant.filters import Filters
-from assistant.focus import nominal, unstated_focus
-from assistant.followups import scope_to_listed
-from assistant.grounding import missing_names, names
-from assistant.hits import to_hit
-from assistant.prompts import (
+from assistant.compose.extractive import choose, draft, quantity_unstated, second_look, unstated
+from assistant.compose.prompts import (
     build_messages,
     condense_messages,
     lead_draft,
@@ -51,11 +43,23 @@ from assistant.prompts import (
     numbered_messages,
     picked,
 )
-from assistant.retrieval import HybridRetriever
+from assistant.evidence import decision as decision_mod
+from assistant.evidence.scoring import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
+from assistant.filters import Filters
+from assistant.language.names import missing_names, names
+from assistant.language.text import ANY_CONTROL
+from assistant.question.conversation import (
+    evidence_question,
+    resolved_question,
+    standalone_question,
+)
+from assistant.search.hits import to_hit
+from assistant.search.retrieval import HybridRetriever
 from assistant.settings import Settings
-from assistant.store import StoredDoc
-from assistant.text import ANY_CONTROL
+from assistant.store.chroma import StoredDoc
 from assistant.types import Answer
+from assistant.verify.citations import Verifier
+from assistant.verify.focus import nominal, unstated_focus
 
 Hits = list[tuple[StoredDoc, float]]
 # fallback_reason of a "lead" decline that the decision overrules (_model_declined)
@@ -195,7 +199,7 @@ class AnswerEngine:
         d, said = turn.decision, " ".join(s.text for s in answer.sentences if s.supported)
         turn.absent = turn.absent or model_absence(answer.sentences)  # the model's "does not specify X"
         figure = d is not None and d.outcome == "answer" and not model_declined and quantity_unstated(turn.asked, said)
-        # the item the question asks for, unstated by the sentences (assistant/focus.py)
+        # the item the question asks for, unstated by the sentences (assistant/verify/focus.py)
         # (after a model's decline too: its caveat then names what is unstated, not only "no direct answer")
         item = None if d is None or d.missing or figure or not self.settings.caveat.asked_item \
             else unstated_focus(turn.asked, said, cited_parts(answer.sentences))

@@ -16,7 +16,7 @@ Values are read as people write them:
   or of one of the paths it was ingested from.
 
 A value that is not one of these raises :class:`FilterError` whose message says what is accepted.
-:class:`FilterTable` resolves a filter to the doc ids it admits; ``assistant.retrieval`` restricts
+:class:`FilterTable` resolves a filter to the doc ids it admits; ``assistant.search.retrieval`` restricts
 every signal (vectors and BM25) to them before ranking, so a filtered question ranks within the
 filtered set.
 """

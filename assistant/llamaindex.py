@@ -8,7 +8,7 @@ assistant's index plugs into any LlamaIndex query engine, chat engine or evaluat
     engine = RetrieverQueryEngine.from_args(as_retriever(Assistant(), k=5), llm=my_llm)
 
 The product's own search path does not import LlamaIndex (its import costs ~2.4 s of the 3 s
-cold-start budget, see assistant/retrieval.py); this module is imported only by those who use it.
+cold-start budget, see assistant/search/retrieval.py); this module is imported only by those who use it.
 """
 
 from __future__ import annotations

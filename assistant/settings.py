@@ -73,7 +73,7 @@ class UISection(BaseModel):
 
 
 class StoreSection(BaseModel):
-    """Chroma access (assistant/store.py)."""
+    """Chroma access (assistant/store/chroma.py)."""
 
     batch: int = 2000  # Chroma limits one call's size; page through bigger sets (below chromadb's max batch)
     server_timeout_s: float = 30.0  # a hung Chroma server fails with a StoreError instead of waiting forever (sanity bound)
@@ -84,7 +84,7 @@ class StoreSection(BaseModel):
 
 
 class PromptsSection(BaseModel):
-    """Packing evidence into the LLM prompt (assistant/prompts.py)."""
+    """Packing evidence into the LLM prompt (assistant/compose/prompts.py)."""
 
     # Tokens of the user message (sources + question) by backend; the system prompt is the same for
     # every question (the local model reads it once, at warm-up). 3000 keeps an OpenAI prompt cheap;
@@ -164,7 +164,7 @@ class PromptsSection(BaseModel):
 
 
 class RetrievalSettings(BaseModel):
-    """Hybrid retrieval (assistant/retrieval.py). Fitted by ``python -m evals.fit retrieval``
+    """Hybrid retrieval (assistant/search/retrieval.py). Fitted by ``python -m evals.fit retrieval``
     (5-fold CV over dev + generated + SciFact-2101 train; evals/fits/retrieval.json)."""
 
     fusion: Literal["dist", "rrf"] = "dist"  # fit: evals/fits/retrieval.json
@@ -177,7 +177,7 @@ class RetrievalSettings(BaseModel):
     # is seen at once): bounds a replica's freshness lag; sanity bound, a count is ~40 ms at 1M chunks.
     count_ttl_s: float = 1.0
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
-    # Filtered vector search (assistant/retrieval.py _vector_query; measured with
+    # Filtered vector search (assistant/search/retrieval.py _vector_query; measured with
     # `python -m evals.bench_filters --chunks 100000`, docs/measurements.md): a filter admitting at
     # least filter_scan_share of the abstracts reads the unfiltered ranking filter_scan_depth times
     # deeper than its share needs (reading it deeper for a 3% share cost 10x an unfiltered search);
@@ -200,7 +200,7 @@ class RetrievalSettings(BaseModel):
 
 
 class DecisionSettings(BaseModel):
-    """Answer, caveat or refuse (assistant/decision.py). Fitted by ``python -m evals.fit decision``
+    """Answer, caveat or refuse (assistant/evidence/decision.py). Fitted by ``python -m evals.fit decision``
     (logistic fit on leave-one-out data, thresholds by 5-fold CV; evals/fits/decision.json)."""
 
     # Refit on dev + generated + the calibration set (evals/calibration.py: far reworded, short and
@@ -220,7 +220,7 @@ class DecisionSettings(BaseModel):
     w_bm25_margin: float = 1.426  # fit: evals/fits/decision.json
     refuse_below: float = 0.075  # policy: <= 1% of the answerable questions of each set:type group refused on the training folds (evals/fits/decision.json)
     # policy: a question naming something no source mentions is refused below the pooled 10% quantile
-    # of the answerable questions' relevance (assistant/decision.py outcome; same file)
+    # of the answerable questions' relevance (assistant/evidence/decision.py outcome; same file)
     missing_refuse_below: float = 0.2667
     caveat_below: float = 0.1762  # policy: <= 10% of answerable questions hedged, and <= 20% of each set:type group, on the training folds (same file)
 
@@ -231,14 +231,14 @@ class DecisionSettings(BaseModel):
 
 
 class AnswerSettings(BaseModel):
-    """Evidence and the extractive answer (assistant/evidence.py, assistant/extractive.py).
+    """Evidence and the extractive answer (assistant/evidence/scoring.py, assistant/compose/extractive.py).
     Fitted by ``python -m evals.fit answer --sets dev,generated,calibration`` (5-fold CV on key
     points + citation precision of the fact questions, mean per set and type; evals/fits/answer.json:
     held out key points 0.680 +- 0.031, citation precision 0.697 +- 0.029; the constants before,
     same folds, 0.660 +- 0.042 / 0.678 +- 0.027; the naive baseline 0.465 / 0.586)."""
 
     evidence_docs: int = 3  # abstracts whose sentences are read (sentence vectors cost CPU); sanity bound
-    # The second look (assistant/extractive.py second_look): the abstracts read are re-ranked by this
+    # The second look (assistant/compose/extractive.py second_look): the abstracts read are re-ranked by this
     # share of their fused score + the rest of their best evidence sentence (1.0: the fused order).
     second_look: float = 0.25  # fit: evals/fits/answer.json (its "second_look" study, chosen by 5-fold CV on nDCG@10 of the fact questions: 0.25 in every fold, held out 0.751 +- 0.034 vs the fused order 0.731 +- 0.028; it reorders the abstracts, never changes which sentences the extractive answer takes)
     lexical_weight: float = 0.6  # share of term overlap vs cosine in a sentence's score; fit: evals/fits/answer.json
@@ -253,12 +253,12 @@ class AnswerSettings(BaseModel):
 
 
 class VerifySettings(BaseModel):
-    """Citation verification (assistant/citations.py)."""
+    """Citation verification (assistant/verify/citations.py)."""
 
     support_threshold: float = 0.45  # support a claim needs from its cited abstract; checked on hand-built claims (tests/test_citations.py)
     support_margin: float = 0.2  # a cited source this far below the best supporting one is re-pointed; same check
     lexical_weight: float = 0.5  # term overlap vs cosine in the support score; sanity: equal shares
-    attribution: bool = True  # also check names, numbers and comparison direction (assistant/attribution.py); False: the word-only check, measured beside it by `assistant eval --dataset misattribution`
+    attribution: bool = True  # also check names, numbers and comparison direction (assistant/verify/attribution.py); False: the word-only check, measured beside it by `assistant eval --dataset misattribution`
     attribution_sentences: int = 2  # a source's sentences a claim may draw on (the best, and the next if above the threshold); sanity bound: a claim joins at most two
     attribution_gap: float = 0.1  # a second sentence counts only this close to the best one; sanity bound (a near-quote scores ~0.9, the next sentence ~0.5)
     quote_level: float = 0.9  # share of a claim's words (names aside) in one sentence that makes it that sentence's statement; sanity bound: all but a minor word; measured by `assistant eval --dataset misattribution`
@@ -266,7 +266,7 @@ class VerifySettings(BaseModel):
 
 
 class CollectionSettings(BaseModel):
-    """Questions about the collection: lists, comparisons, overviews (assistant/collection.py).
+    """Questions about the collection: lists, comparisons, overviews (assistant/collection/answer.py).
     The relevance of an abstract to a list's topic is ``lexical_weight`` x (its best sentence's
     lexical score: the topic's terms, and in order) + (1 - ``lexical_weight``) x (its best chunk's cosine);
     both fitted by ``python -m evals.lists fit`` (5-fold CV on evals/datasets/lists.jsonl,
@@ -292,14 +292,14 @@ class CollectionSettings(BaseModel):
     display_max: int = 25  # items shown with citations; the rest stay in Answer.items (sanity bound: one screen)
     overview_max: int = 8  # items in an overview's groups (sanity bound: a short answer)
     min_acronym: int = 3  # a topic's acronym shorter than this is not searched (IR, CV, AI read as other things); sanity bound
-    shape_model_backends: list[str] = Field(default_factory=lambda: ["local"])  # a frames-read fact that names no work is re-read by this backend's model (assistant/shape_model.py); only the model the bar was fitted on (Qwen2.5-Coder-1.5B, evals/fits/shapes_model.json); []: the frames alone
+    shape_model_backends: list[str] = Field(default_factory=lambda: ["local"])  # a frames-read fact that names no work is re-read by this backend's model (assistant/question/shape_model.py); only the model the bar was fitted on (Qwen2.5-Coder-1.5B, evals/fits/shapes_model.json); []: the frames alone
     shape_model_bar: float = 0.51  # the model's P(overview) (first token, renormalised over the four shapes) that turns such a fact into an overview; fit: evals/fits/shapes_model.json ("bar_zero": the lowest bar with no tuning fact misread; 5-fold CV: overviews read 0.456 +- 0.097, facts misread 0.002 +- 0.005, at most 0.6% on any split)
 
 
 class CaveatSettings(BaseModel):
-    """What an answer says it does not state (assistant/focus.py, engine ``_caveated``)."""
+    """What an answer says it does not state (assistant/verify/focus.py, engine ``_caveated``)."""
 
-    asked_item: bool = True  # an answered question whose asked-for item (assistant/focus.py) the answer's sentences do not state opens with "...describe X but do not state the N"; False: off (measured with and without: docs/measurements.md, A2 session 9)
+    asked_item: bool = True  # an answered question whose asked-for item (assistant/verify/focus.py) the answer's sentences do not state opens with "...describe X but do not state the N"; False: off (measured with and without: docs/measurements.md, A2 session 9)
 
 
 class Settings(BaseSettings):

@@ -11,12 +11,12 @@ from typing import Any
 # What an answer's caveat (or a refusal's statement) says is missing: ``Answer.caveat_kind``. Public
 # strings (JSON values too): extend, never rename. None: no caveat (or a refusal that names nothing).
 CAVEAT_WEAK_MATCH = "weak_match"  # the decision's weak match: "The abstracts found may not answer this directly ..."
-CAVEAT_ASKED_ITEM = "asked_item"  # assistant/focus.py: "... describe X but do not state the N asked for"
+CAVEAT_ASKED_ITEM = "asked_item"  # assistant/verify/focus.py: "... describe X but do not state the N asked for"
 CAVEAT_FIGURE = "figure"  # extractive.quantity_unstated: "... do not state the number asked for"
 CAVEAT_MODEL_ABSENCE = "model_absence"  # the model's "does not specify X": "... do not state X"
 CAVEAT_MODEL_DECLINED = "model_declined"  # the model's NOT IN SOURCES: "The model found no direct answer ..."
 CAVEAT_MISSING_NAME = "missing_name"  # a name or number of the question no abstract mentions (caveat or refusal)
-CAVEAT_LIST_UNWRITTEN = "list_unwritten"  # a list topic with a word no abstract writes (assistant/collection.py)
+CAVEAT_LIST_UNWRITTEN = "list_unwritten"  # a list topic with a word no abstract writes (assistant/collection/answer.py)
 CAVEAT_LIST_BY_MEANING = "list_by_meaning"  # a list found by meaning, not by the topic's words
 CAVEAT_LIST_NONE = "list_none"  # a list question no abstract is about
 CAVEAT_LIST_BELOW_CUTOFF = "list_below_cutoff"  # "more on X" after a list: only abstracts that mention X below the cut-off are left
@@ -80,7 +80,7 @@ class AnswerSentence:
     citations: list[int] = field(default_factory=list)
     supported: bool = True
     repaired: bool = False
-    reason: str | None = None  # why it was dropped or re-pointed (assistant/citations.py)
+    reason: str | None = None  # why it was dropped or re-pointed (assistant/verify/citations.py)
 
 
 @dataclass
@@ -94,7 +94,7 @@ class ListItem:
     label: str
     text: str  # the abstract's sentence that best matches the topic (what it does about it)
     source: str
-    score: float = 0.0  # relevance to the topic (assistant/collection.py)
+    score: float = 0.0  # relevance to the topic (assistant/collection/answer.py)
     cited: bool = True
     reports: str = ""  # comparisons: the sentence stating what the paper reports
     name: str = ""  # comparisons: the name in the question this abstract stands for
@@ -120,8 +120,8 @@ class Answer:
     standalone_question: str | None = None  # the follow-up rewritten with the history
     caveat: str | None = None  # what the sources do not state (an answer is still given unless refused)
     fallback_from: str | None = None  # the backend that failed or declined when the text is extracted
-    relevance: float | None = None  # P(the collection answers the question), assistant/decision.py
-    shape: str = "fact"  # fact | list | compare | overview (assistant/shape.py)
+    relevance: float | None = None  # P(the collection answers the question), assistant/evidence/decision.py
+    shape: str = "fact"  # fact | list | compare | overview (assistant/question/shape.py)
     items: list[ListItem] = field(default_factory=list)  # list / compare / overview answers: every abstract found
     caveat_kind: str | None = None  # which caveat ``caveat`` is (one of CAVEAT_KINDS); None without one
 

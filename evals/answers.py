@@ -76,7 +76,7 @@ def baseline_answer(assistant: Any, q: Question, query: str, docs: dict[str, Any
     a gold work, else 0)."""
     import numpy as np
 
-    from assistant.text import split_sentences
+    from assistant.language.text import split_sentences
 
     hits = assistant.search(query, k=1, mode="baseline")
     if not hits:

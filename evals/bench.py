@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.embeddings import MINILM_DIMENSION
+from assistant.store.embeddings import MINILM_DIMENSION
 from evals.metrics import percentile
 from evals.net import free_port
 

@@ -89,9 +89,9 @@ def timed(retriever: Any, queries: list[str], filters: Any) -> tuple[list[float]
 
 def measure(work: Path, queries: list[str], strategies: list[str] | None = None) -> dict[str, Any]:
     from assistant.filters import Filters
-    from assistant.retrieval import HybridRetriever
+    from assistant.search.retrieval import HybridRetriever
     from assistant.settings import Settings
-    from assistant.store import Store
+    from assistant.store.chroma import Store
     from evals.bench_replicas import QueryEmbedder
 
     settings = Settings(data_dir=work / "app")
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     queries = scifact_queries()[:QUERIES]
     if not args.measure:
         from assistant.settings import Settings
-        from assistant.store import Store
+        from assistant.store.chroma import Store
         from ingest.pipeline import ingest_paths
 
         texts = source_texts()

@@ -80,8 +80,8 @@ def settings_for(work: Path, port: int) -> Any:
 
 def replica(work: Path, port: int, marker: str, n_queries: int, out: Path, stop: Path) -> None:
     """Search in a loop until ``stop`` exists; one JSON line per query to ``out``."""
-    from assistant.retrieval import HybridRetriever
-    from assistant.store import Store
+    from assistant.search.retrieval import HybridRetriever
+    from assistant.store.chroma import Store
 
     claims = scifact_queries()
     settings = settings_for(work, port)
@@ -119,8 +119,8 @@ def ingester(work: Path, port: int, marker: str, n_new: int) -> None:
     """Ingest ``n_new`` new synthetic abstracts, each with the marker word; print start/end times."""
     import random
 
-    from assistant.lexical import MANIFEST, index_path
-    from assistant.store import Store
+    from assistant.store.chroma import Store
+    from assistant.store.lexical import MANIFEST, index_path
     from ingest.pipeline import ingest_paths
 
     texts = source_texts()

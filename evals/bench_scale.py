@@ -20,7 +20,7 @@ What is synthetic (embedding 1M chunks with MiniLM on 2 cores would take hours):
   the vector distribution (HNSW behaviour, latency) is real, dense relevance is not measured here;
 - queries: real SciFact claims, embedded with MiniLM once (cached).
 Everything else is the product's code: ingest_paths (chunking, version detection, Chroma writes,
-the lexical index), Chroma over HTTP, assistant/lexical.py.
+the lexical index), Chroma over HTTP, assistant/store/lexical.py.
 
 Per size (chunks, cumulative ingest into one server): ingest chunks/s for that increment, search
 p50/p95 warm of the product's ``HybridRetriever.retrieve(q, 10)`` (chunk and abstract vectors,
@@ -104,8 +104,8 @@ def cached_vectors(work: Path, texts: list[str], queries: list[str]) -> tuple[np
     if cache.exists():
         got = np.load(cache)
         return got["chunks"], got["queries"]
-    from assistant.embeddings import make_embedder
     from assistant.settings import Settings
+    from assistant.store.embeddings import make_embedder
     from ingest.chunking import chunk_text
 
     embed = make_embedder(Settings(data_dir=work / "embed"))
@@ -170,10 +170,10 @@ STARTUP = """
 import json, resource, sys, time
 t0 = time.perf_counter()
 import numpy as np
-from assistant import lexical
-from assistant.retrieval import HybridRetriever
+from assistant.store import lexical
+from assistant.search.retrieval import HybridRetriever
 from assistant.settings import Settings
-from assistant.store import Store
+from assistant.store.chroma import Store
 from evals.bench_replicas import QueryEmbedder
 from evals.bench_scale import hybrid
 from pathlib import Path
@@ -246,7 +246,7 @@ def existing_parts(work: Path) -> tuple[list[Path], int]:
 
 def run_sizes(sizes: list[int], work: Path, small: int = 0, resume: bool = False) -> list[dict[str, Any]]:
     from assistant.settings import Settings
-    from assistant.store import Store
+    from assistant.store.chroma import Store
     from evals.chroma_server import ChromaServer
     from ingest.chunking import chunk_text
     from ingest.pipeline import ingest_paths
@@ -292,8 +292,8 @@ def idf_drift(work: Path, batch: int = 24) -> dict[str, float]:
     as a base + deltas just under the merge threshold (the worst case the merge policy allows)."""
     import shutil
 
-    from assistant.lexical import MERGE_FRACTION, LexicalIndex
-    from assistant.text import tokens
+    from assistant.language.text import tokens
+    from assistant.store.lexical import MERGE_FRACTION, LexicalIndex
     from evals.metrics import ndcg_at_k
 
     rows = [json.loads(line) for line in (SCIFACT / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -54,20 +54,20 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 
 def rare_terms(text: str, idf: Any, n: int = RARE_TERMS) -> list[str]:
-    from assistant.evidence import terms
+    from assistant.evidence.scoring import terms
 
     uniq = sorted(set(terms(text)), key=lambda t: (-idf(t), t))
     return uniq[:n]
 
 
 def match(question: str, abstract: str, idf: Any) -> float:
-    from assistant.evidence import coverage, terms
+    from assistant.evidence.scoring import coverage, terms
 
     return coverage(terms(question), set(terms(abstract)), idf)
 
 
 def is_far(question: str, abstract: str, idf: Any, max_match: float) -> bool:
-    from assistant.evidence import terms
+    from assistant.evidence.scoring import terms
 
     held = set(terms(question))
     rare_ok = sum(t in held for t in rare_terms(abstract, idf)) <= MAX_RARE_HELD
@@ -87,7 +87,7 @@ def dev_paraphrase_median(dev: list[dict[str, Any]], docs: dict[str, Any], idf: 
 
 def short_form(question: str) -> str | None:
     """The question cut to its topic (module docstring); None when under two content words."""
-    from assistant.text import stopwords
+    from assistant.language.text import stopwords
 
     stop = stopwords()
     words = _WORD.findall(question)
@@ -111,8 +111,8 @@ def short_form(question: str) -> str | None:
 
 def follow_up(first: str, second: str) -> str:
     """``second`` asked right after ``first`` (module docstring)."""
-    from assistant.grounding import names
-    from assistant.text import stopwords
+    from assistant.language.names import names
+    from assistant.language.text import stopwords
 
     stop = stopwords()
     for name in sorted((n for n in names(second) if n in names(first)), key=len, reverse=True):
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default ./.assistant, ingested if empty)")
     ap.add_argument("--out", default=str(CALIBRATION_PATH))
     args = ap.parse_args(argv)
-    from assistant.evidence import Idf
+    from assistant.evidence.scoring import Idf
     from evals.fit import open_assistant
 
     assistant = open_assistant(args.data_dir)

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from assistant.backends.base import LLMError
 from assistant.backends.local import LocalChatModel
-from assistant.conversation import evidence_question
+from assistant.compose.prompts import as_data, load_prompt, render
 from assistant.core import Assistant
-from assistant.evidence import score_evidence, terms
-from assistant.prompts import as_data, load_prompt, render
+from assistant.evidence.scoring import score_evidence, terms
+from assistant.question.conversation import evidence_question
 
 DEV = Path(__file__).parent / "datasets" / "dev.jsonl"
 N_SENTENCES = 8  # evidence sentences shown: about the ~400 tokens of the source-numbered prompt

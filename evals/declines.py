@@ -105,7 +105,7 @@ def _state(ans: Any, gold: set[str], docs: dict[str, Any]) -> dict[str, Any]:
 
 
 def record(assistant: Any, name: str, q: Any, loo: bool, lead_shown: int, docs: dict[str, Any]) -> dict[str, Any]:
-    from assistant.answer_text import DECLINED_REASON
+    from assistant.compose.answer_text import DECLINED_REASON
 
     exclude = set(q.gold) if loo else None
     k = assistant.settings.top_k

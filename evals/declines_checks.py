@@ -2,7 +2,7 @@
 when the checks find nothing missing in the statements it would quote?
 
 The argument from language: a decline says "no source answers this". Where the quoted statements
-state the item the question asks for (``assistant.focus``), state a figure where one is asked for,
+state the item the question asks for (``assistant.verify.focus``), state a figure where one is asked for,
 and mention every noun-phrase word of the question that the collection uses (``extractive.unstated``),
 the decline is contradicted by the evidence; where they leave one of those unstated, it is
 corroborated. ``evals/declines_refresh.py`` stores each cached row's ``checks`` (no model); this

@@ -5,7 +5,7 @@ The default backend ("lead") writes one sentence or NOT IN SOURCES; every declin
 (evals/declines.py) or by string checks (evals/declines_checks.py): no gain beyond the folds' spread.
 This one measures the model's own confidence: P(decline), the probability of the reply's first
 token being the decline's first token, read from llama.cpp's ``top_logprobs`` of that token
-(``LocalChatModel.first_token_logprobs``, as assistant/shape_model.py reads a shape).
+(``LocalChatModel.first_token_logprobs``, as assistant/question/shape_model.py reads a shape).
 
 ``collect`` asks the questions of the decline cache (evals/fits/declines_cache.jsonl, tuning sets
 only, never the locked split) through the product, ``Assistant.ask(q, backend="local")``, with the
@@ -88,7 +88,7 @@ class Probing:
         return getattr(self._inner, name)
 
     def stream(self, messages: Any, **kw: Any) -> Any:
-        from assistant.prompts import load_prompt
+        from assistant.compose.prompts import load_prompt
 
         lead = messages[0]["content"] == load_prompt("answer_system_lead") and \
             messages[-1]["content"].rstrip().endswith(load_prompt("answer_user_lead").rstrip().splitlines()[-1])
@@ -105,7 +105,7 @@ class Probing:
 
 
 def probe(assistant: Any, name: str, q: Any, loo: bool, docs: dict[str, Any]) -> dict[str, Any]:
-    from assistant.answer_text import MODEL_REFUSAL
+    from assistant.compose.answer_text import MODEL_REFUSAL
 
     exclude = set(q.gold) if loo else None
     seen: dict[str, Any] = {}

@@ -1,13 +1,13 @@
 """Re-ask extraction on every row of the decline cache (evals/declines.py) with today's code.
 
-The cache mixes rows asked at different commits; extraction's caveat rules (assistant/focus.py) move
+The cache mixes rows asked at different commits; extraction's caveat rules (assistant/verify/focus.py) move
 between them, and the fit compares a heard decline (always a hedge) with extraction's answer on the
 same question, so a stale extractive state misjudges every rule. The model is not asked again: a
 decline heard is a hedge whatever the code, and a decline overruled is extraction's answer, which
 this refreshes. Each row's ``extractive`` state is replaced; ``extractive_at`` records the commit
 (and ``+dirty`` when assistant/ had uncommitted changes); the decision's outcome / relevance is
 compared with the cached one and the changes counted (they would make the cached decline stale).
-Each row also gets ``checks``: what the checks (assistant/focus.py, extractive.unstated) find on
+Each row also gets ``checks``: what the checks (assistant/verify/focus.py, extractive.unstated) find on
 the statements a decline would quote (``checks``; issue #20, session 13, read by
 evals/declines_checks.py)::
 
@@ -38,10 +38,10 @@ def checks(assistant: Any, text: str, exclude: set[str] | None) -> dict[str, Any
     and unstated, the question's noun-phrase words the statements do not mention (``unstated``
     uncapped: every such word the collection uses; ``nominal``: how many such words the question
     has), the names no source mentions, and the decline's caveat as the product writes it."""
-    from assistant.answer_text import cited_parts
-    from assistant.extractive import quantity_unstated, unstated
-    from assistant.focus import focus, nominal, unstated_focus
+    from assistant.compose.answer_text import cited_parts
+    from assistant.compose.extractive import quantity_unstated, unstated
     from assistant.types import Answer
+    from assistant.verify.focus import focus, nominal, unstated_focus
 
     engine = assistant.engine
     turn = engine.analyze(text, assistant.settings.top_k, exclude)

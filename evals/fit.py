@@ -138,8 +138,8 @@ def scifact_questions(data_dir: str) -> tuple[Any, list[Any]]:
 
 def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | None = None,
                   limit: int | None = None) -> dict[str, Any]:
-    from assistant.fusion import fuse
-    from assistant.retrieval import collapse_works
+    from assistant.search.fusion import fuse
+    from assistant.search.retrieval import collapse_works
 
     sources = [(assistant, [q for q in tuning_questions(assistant, sets, limit) if q.gold])]
     if scifact_dir:

@@ -6,7 +6,7 @@ The objective is, per question, key points + citation precision of the chosen se
 [0, 1]), averaged per tuning set and question type (``by_set_mean``): a further abstract cited as
 filler costs precision, a sentence left out costs key points. Only the questions the product
 answers with ``extractive.choose`` are fitted on: those the shape detector reads as a fact
-question (a list / comparison / overview is composed by assistant/collection.py instead; all
+question (a list / comparison / overview is composed by assistant/collection/answer.py instead; all
 eleven of dev's multi-paper questions are lists there). Beside the chosen figures the fit reports
 the same folds with the constants as they were (``before``), per set and question type, and how
 often an answer cites more than one abstract, how often such a further abstract is gold, and how
@@ -39,7 +39,7 @@ def answer_configs() -> list[dict[str, Any]]:
 def fact_questions(items: list[Any]) -> list[Any]:
     """The questions ``choose`` answers in the product: read as a fact question by the shape
     detector (a follow-up's previous answer is not a list in these sets)."""
-    from assistant.shape import FACT, detect
+    from assistant.question.shape import FACT, detect
 
     return [q for q in items if detect(q.text).kind == FACT]
 
@@ -111,7 +111,7 @@ def _answer_metrics(items: list[Any], turns: list[Any], base: Any) -> Any:
     """(key points, citation precision, lead key points, abstracts cited, further abstracts cited,
     of them gold) of question ``i``'s extractive sentences under a config; the bar a further
     abstract passes is the config's ``further_relevance`` on each abstract's own relevance."""
-    from assistant.extractive import choose
+    from assistant.compose.extractive import choose
 
     cache: dict[tuple[int, str], tuple[float, ...]] = {}
 
@@ -144,7 +144,7 @@ def second_look(items: list[Any], turns: list[Any], k: int) -> dict[str, Any]:
     k-fold CV and per-group means as the fusion, on nDCG@10 of the answer's hits and on how often
     the first abstract is a gold work (citation precision follows it). Its cost is a sort of three
     numbers: the evidence is scored for the decision anyway. ``turns``: analysed in the fused order."""
-    from assistant.extractive import second_look as rerank  # the product's own re-rank
+    from assistant.compose.extractive import second_look as rerank  # the product's own re-rank
 
     def works(a: float, i: int) -> list[str]:
         t = turns[i]

@@ -45,7 +45,7 @@ def decision_rows(assistant: Any, sets: list[str], limit: int | None = None,
 
 
 def outcomes(p: np.ndarray, missing: list[bool], t_ref: float, t_cav: float, t_miss: float | None = None) -> list[str]:
-    from assistant.decision import outcome
+    from assistant.evidence.decision import outcome
 
     return [outcome(float(pi), m, t_ref, t_cav, t_miss) for pi, m in zip(p, missing, strict=True)]
 
@@ -89,7 +89,7 @@ def fit_rows(rows: list[dict[str, Any]], features: tuple[str, ...], k: int, refu
         pos = [r for r, s in zip(rows, sel, strict=True) if s and r["label"] == 1]
         t_ref, t_cav = thresholds(p[y[sel] == 1], refuse_rate, caveat_rate,
                                   [f"{r['set']}:{r['type']}" for r in pos], group_caveat_rate)
-        t_miss = max(t_cav, float(np.quantile(p[y[sel] == 1], caveat_rate)))  # pooled (assistant.decision.outcome)
+        t_miss = max(t_cav, float(np.quantile(p[y[sel] == 1], caveat_rate)))  # pooled (assistant.evidence.decision.outcome)
         return w, b, t_ref, t_cav, t_miss
 
     held: dict[str, list[float]] = {}
@@ -122,8 +122,8 @@ def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, ca
     features added on the same folds, each with its held-out AUC (answerable vs leave-one-out and
     unanswerable rows; and vs leave-one-out rows alone): the answer-evidence features
     (``with_answer_evidence``), and the decision without the separation features
-    (``assistant.decision.SEPARATION_FEATURES``) with each of them, and all, added (``candidates``)."""
-    from assistant.decision import CANDIDATE_FEATURES, FEATURES, SEPARATION_FEATURES
+    (``assistant.evidence.decision.SEPARATION_FEATURES``) with each of them, and all, added (``candidates``)."""
+    from assistant.evidence.decision import CANDIDATE_FEATURES, FEATURES, SEPARATION_FEATURES
 
     rows = decision_rows(assistant, sets, limit, cache)
     log(f"decision: {len(rows)} rows ({sum(r['label'] for r in rows)} answerable)")
@@ -149,7 +149,7 @@ def fit_decision(assistant: Any, sets: list[str], k: int, refuse_rate: float, ca
 def rates_now(rows: list[dict[str, Any]], k: int, cfg: Any) -> dict[str, Any]:
     """The constants in use (``cfg``: ``settings.decision``) on the same folds' test rows, nothing
     fitted: the "before" beside a refit's held-out figures."""
-    from assistant.decision import relevance
+    from assistant.evidence.decision import relevance
 
     groups = sorted({r["group"] for r in rows})
     random.Random(SEED).shuffle(groups)

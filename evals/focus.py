@@ -1,4 +1,4 @@
-"""What the asked-for-item check (``assistant.focus``) would change, read from eval runs.
+"""What the asked-for-item check (``assistant.verify.focus``) would change, read from eval runs.
 
 ``python -m evals.focus RUN_DIR [RUN_DIR ...]`` reads each run's ``results.json`` (per-question
 records hold the answer's supported sentences, ``said``, and the leave-one-out answer) and counts,
@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from assistant.focus import unstated_focus
+from assistant.verify.focus import unstated_focus
 
 
 def fires(question: str, said: str) -> bool:

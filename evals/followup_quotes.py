@@ -45,11 +45,11 @@ WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 def collect(assistant: Any) -> list[dict[str, Any]]:
     """Per follow-up session: the answer now (text, cited works and quotes) and, per abstract of the
     previous list, its sentences with their cosines (filter as asked, its topic)."""
-    from assistant.conversation import standalone_question
-    from assistant.evidence import embed
-    from assistant.followups import docs_of_quotes, previous_list
-    from assistant.shape import detect
-    from assistant.topics import rescored
+    from assistant.collection.followups import docs_of_quotes, previous_list
+    from assistant.collection.topics import rescored
+    from assistant.evidence.scoring import embed
+    from assistant.question.conversation import standalone_question
+    from assistant.question.shape import detect
     from evals.answers import baseline_answer
 
     all_docs = assistant.retriever.docs()
@@ -111,7 +111,7 @@ def _close(a: str, b: str) -> bool:
 def stated_score(sentence: str, q_terms: list[str], idf: Any) -> float:
     """The IDF-weighted share of the filter's terms (as asked, then its topic's) that ``sentence``
     writes in the same or a close form (``_close``)."""
-    from assistant.evidence import terms
+    from assistant.evidence.scoring import terms
 
     have, weights = set(terms(sentence)), [idf(t) for t in q_terms]
     hit = sum(w for t, w in zip(q_terms, weights, strict=True) if any(_close(t, h) for h in have))
@@ -120,9 +120,9 @@ def stated_score(sentence: str, q_terms: list[str], idf: Any) -> float:
 
 def rules(idf: Any) -> dict[str, tuple[Any, list[Any]]]:
     """name -> (rule, its grid of params; fitted by 5-fold CV where it has more than one)."""
-    from assistant.evidence import coverage, terms
-    from assistant.followups import own_claim
-    from assistant.topics import _has_run
+    from assistant.collection.followups import own_claim
+    from assistant.collection.topics import _has_run
+    from assistant.evidence.scoring import coverage, terms
 
     def weighed(it: dict[str, Any], f: dict[str, Any], p: tuple[float, float]) -> str:
         """w x the close-form share of the filter's words + (1 - w) x the mean cosine + v for the
@@ -133,7 +133,7 @@ def rules(idf: Any) -> dict[str, tuple[Any, list[Any]]]:
                             for s, c in zip(it["sentences"], it["cos"], strict=True)])
 
     def stating(it: dict[str, Any], f: dict[str, Any], p: Any = None) -> str:
-        """As ``assistant.followups.quote_stating``: where some listed abstract writes every topic word,
+        """As ``assistant.collection.followups.quote_stating``: where some listed abstract writes every topic word,
         the sentences of the best lexical score for the topic, else all; among them the first person
         first, then the mean cosine."""
         ts, cos = terms(f["topic"]), [sum(c) / 2 for c in it["cos"]]

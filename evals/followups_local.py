@@ -86,10 +86,10 @@ def reread() -> int:
     """Every tuning follow-up the model may re-read (a frames-read fact naming nothing, conversation.is_follow_up)
     and its P(overview) beside ``collection.shape_model_bar`` (before cbcebd9 those above it became overviews)."""
     from assistant.backends.local import LocalChatModel
-    from assistant.conversation import is_follow_up
+    from assistant.question.conversation import is_follow_up
+    from assistant.question.shape import detect
+    from assistant.question.shape_model import eligible, overview_probability
     from assistant.settings import Settings
-    from assistant.shape import detect
-    from assistant.shape_model import eligible, overview_probability
 
     settings = Settings.load(local_threads=2)
     model, bar, n, above = LocalChatModel(settings), settings.collection.shape_model_bar, 0, 0

@@ -137,7 +137,7 @@ def _history(prev_q: str, prev_answer: str) -> list[dict[str, str]]:
 
 
 def _run(assistant: Any, ds: Dataset, backend: str | None, log: Any, loo: bool = False) -> dict[str, Any]:
-    from assistant.conversation import standalone_question
+    from assistant.question.conversation import standalone_question
 
     docs = assistant.retriever.docs()
     by_id = {q.id: q for q in ds.questions}

@@ -9,7 +9,7 @@ supported sentences, ``said``) and tabulates, by caveat kind:
 - **unanswerable** and **loo**: unanswerable questions and leave-one-out answers caught by that kind.
 
 For each hedge it names the trigger as the engine's checks read it again on the same sentences:
-the asked-for item (``assistant.focus``: its phrase, and which part failed: the head, the count,
+the asked-for item (``assistant.verify.focus``: its phrase, and which part failed: the head, the count,
 the value, the identification, the bearer), the figure (``extractive.quantity_unstated``: which
 kind of figure was asked for), a name no source mentions, or the decision's weak match (the words
 its caveat names). No constant; a reading aid for the diagnosis, not a judge.
@@ -24,8 +24,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from assistant import extractive as ex
-from assistant import focus as fo
+from assistant.compose import extractive as ex
+from assistant.verify import focus as fo
 
 
 def item_trigger(question: str, said: str) -> str:

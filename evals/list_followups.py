@@ -50,10 +50,10 @@ RATIOS = [round(0.05 * i, 2) for i in range(19)]  # 0: the absolute bar alone (t
 def features(assistant: Any) -> list[dict[str, Any]]:
     """Per follow-up: its listed abstracts' (lexical for the topic, cosine with the predicate, cosine
     with the topic, work id), and the gold works."""
-    from assistant.conversation import standalone_question
-    from assistant.followups import docs_of_quotes, previous_list
-    from assistant.shape import detect
-    from assistant.topics import rescored
+    from assistant.collection.followups import docs_of_quotes, previous_list
+    from assistant.collection.topics import rescored
+    from assistant.question.conversation import standalone_question
+    from assistant.question.shape import detect
     from evals.answers import baseline_answer
 
     rows = [r for path in (LISTS_PATH, FOLLOWUPS_PATH, FOLLOWUPS_MEANING_WRITTEN_PATH) for r in load_for_tuning(path)]
@@ -87,8 +87,8 @@ def features(assistant: Any) -> list[dict[str, Any]]:
 def _quotes(engine: Any, shape: Any, docs: list[Any]) -> list[tuple[str, str]]:
     """Per listed abstract, the sentence the answer quotes on the word path (``followups.quote_stating``,
     as ``collection._follow_up`` calls it) and on the by-meaning path (``followups.closest_in_meaning``)."""
-    from assistant.followups import _stating, filter_vectors, quote_stating
-    from assistant.topics import rescored
+    from assistant.collection.followups import _stating, filter_vectors, quote_stating
+    from assistant.collection.topics import rescored
 
     found = rescored(engine, shape.topic, docs)
     if shape.predicate and shape.predicate != shape.topic:
@@ -177,7 +177,7 @@ SETS = {"FL": "lists (generated)", "WF": "lists_followups_written", "MF": "follo
 
 
 # Which cosine the rule by meaning reads (per listed abstract: its best sentence's, with the filter as
-# asked, with its topic, or both): "mean" in use (assistant/followups.py); all four are fitted and reported.
+# asked, with its topic, or both): "mean" in use (assistant/collection/followups.py); all four are fitted and reported.
 COSINES = {"predicate": lambda c: c[1], "topic": lambda c: c[2], "mean": lambda c: (c[1] + c[2]) / 2,
            "min": lambda c: min(c[1], c[2])}
 

@@ -16,7 +16,7 @@ word singular or plural) or, for an unambiguous acronym of ``MIN_ACRONYM`` or mo
 the acronym as a word. Groups with ``MIN_DF``..``MAX_DF`` works are kept, largest first, skipping
 one whose works overlap a kept group by a Jaccard index of ``MAX_OVERLAP`` or more. Each group is
 a gold set. Questions come from fixed templates; a comparison pairs two works of one group that
-each have a name (assistant.grounding) used twice in their abstract and found in no other work.
+each have a name (assistant.language.names) used twice in their abstract and found in no other work.
 Nothing here reads an evaluation question.
 """
 from __future__ import annotations
@@ -62,7 +62,7 @@ MAX_OVERLAP = 0.5  # sanity bound: two gold sets sharing half their works are on
 N_OVERVIEW, N_COMPARE = 15, 20
 N_FOLLOWUP = 15
 # One template per question, in turn. Besides the plain frames, the other ways English asks about a
-# collection (assistant/shape.py's docstring): a methods noun placed in the collection, do-any and
+# collection (assistant/question/shape.py's docstring): a methods noun placed in the collection, do-any and
 # is-there-any existentials, the bare noun phrase, a request, and what the collection has.
 LIST_TEMPLATES = ["Which papers study {t}?", "Which abstracts mention {t}?", "List the papers on {t}.",
                   "What works in the collection deal with {t}?", "Are there papers about {t}?",
@@ -110,7 +110,7 @@ def defined_terms(works: dict[str, str]) -> dict[str, set[str]]:
 
 
 def _stems_of(term: str) -> set[str]:
-    from assistant.text import stemmer
+    from assistant.language.text import stemmer
 
     return set(stemmer().stemWords(_words(term)))
 
@@ -169,8 +169,8 @@ _INTRODUCES = re.compile(r"\bwe\s+(?:propose|introduce|present|develop|design|ca
 def own_names(works: dict[str, str]) -> dict[str, str]:
     """Work id -> the name its abstract introduces (in a sentence where "we propose / introduce /
     call …" or "called / named …"), uses twice or more, and no other abstract mentions."""
-    from assistant.grounding import mentioned, names
-    from assistant.text import split_sentences
+    from assistant.language.names import mentioned, names
+    from assistant.language.text import split_sentences
 
     out: dict[str, str] = {}
     for wid, text in works.items():
@@ -290,8 +290,8 @@ def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]
 FIT_TYPES = ("list", "list_written", "list_absent")
 def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
-    from assistant.shape import detect
-    from assistant.topics import candidates, feedback, unwritten, written
+    from assistant.collection.topics import candidates, feedback, unwritten, written
+    from assistant.question.shape import detect
     from evals.lists_rule import FEEDBACK, PHRASE, RANKS
 
     engine, k = assistant.engine, assistant.settings.top_k

@@ -97,9 +97,9 @@ def variant_features(assistant: Any) -> list[dict[str, Any]]:
     """The fit's features (evals.lists._features) of list_written, list_curated and list_absent, and
     for a topic no candidate writes, per candidate: fused rank, best chunk cosine, best lexical score,
     the feedback cosine and rank (5 documents), and its best sentence's cosine with the topic."""
-    from assistant.evidence import embed
-    from assistant.shape import detect
-    from assistant.topics import candidates, feedback
+    from assistant.collection.topics import candidates, feedback
+    from assistant.evidence.scoring import embed
+    from assistant.question.shape import detect
     from evals.data import LISTS_ABSENT_WRITTEN_PATH, LISTS_WRITTEN_PATH, resolve_anchors
     from evals.lists import _features
     from evals.lists_rule import _written

@@ -107,7 +107,7 @@ def shape_confusion(names: tuple[str, ...] = ("dev", "generated", "generated_una
                                               "shape_facts_written")) -> dict[str, Any]:
     """The shape detector's answer (from the question's words alone) per split and question type; a
     follow-up counts its previous question's detected shape as the previous answer's."""
-    from assistant.shape import LIST, detect
+    from assistant.question.shape import LIST, detect
     from evals.data import load_for_tuning, resolve_path
 
     out: dict[str, Any] = {}

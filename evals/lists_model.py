@@ -59,9 +59,9 @@ def _questions(assistant: Any) -> list[Any]:
 
 def _record(assistant: Any, model: Any, q: Any, n: int, words: int, written_too: bool, design: str = "list") -> dict[str, Any]:
     """One question's features, the candidates shown and the model's judgement of them."""
-    from assistant.evidence import embed
-    from assistant.shape import detect
-    from assistant.topics import candidates, feedback
+    from assistant.collection.topics import candidates, feedback
+    from assistant.evidence.scoring import embed
+    from assistant.question.shape import detect
     from evals.lists import _features
     from evals.lists_model_requests import closest_sentence, contribution_sentence
     from evals.lists_rule import _written

@@ -1,5 +1,5 @@
 """List membership judged by an LLM backend (issue 21, helper K, session 14): for a list question
-whose topic no abstract writes (the meaning branch of ``assistant.collection``), the model is
+whose topic no abstract writes (the meaning branch of ``assistant.collection.answer``), the model is
 shown the topic and the top ``n`` candidates by the ranking the list goes by (each as its
 sentence closest in meaning to the topic, clipped), and replies under a GBNF grammar with
 a yes / no verdict per candidate, in order (prompts/list_membership_system.txt,
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.prompts import as_data, clipped, load_prompt, render
+from assistant.compose.prompts import as_data, clipped, load_prompt, render
 
 
 def closest_sentence(engine: Any, topic_vec: np.ndarray, text: str) -> str:
@@ -33,7 +33,7 @@ def closest_sentence(engine: Any, topic_vec: np.ndarray, text: str) -> str:
 
 
 # How abstracts state their own contribution in the first person (English academic register; the verbs
-# of assistant.collection's _GROUPS, "Methods and models proposed" and "Analyses and findings").
+# of assistant.collection.answer's _GROUPS, "Methods and models proposed" and "Analyses and findings").
 _CONTRIBUTION = re.compile(r"\bwe\s+(?:propose|introduce|present|develop|design|build|devise|show|find|prove|demonstrate|"
                            r"analy[sz]e|study|investigate|examine)\b", re.I)
 

@@ -8,7 +8,7 @@ The packaged local model (Qwen2.5-Coder-1.5B GGUF, run as assistant/backends/loc
 evals/generate_questions.py) rewrites each term of evals/datasets/lists.meta.json with the prompt
 prompts/reword_topic.txt, greedy (temperature 0), its reply constrained by a JSON schema. A
 rewording is kept only if it shares at most ``MAX_SHARED`` content word with the term: the
-overlap is the number of distinct BM25 terms (``assistant.evidence.terms``: lower-cased, stop words
+overlap is the number of distinct BM25 terms (``assistant.evidence.scoring.terms``: lower-cased, stop words
 dropped, stemmed) of the rewording that are terms of the term's surface form or of any of its
 expansions, and the rewording must not write the acronym as a word. A rejected greedy reply is
 asked again, sampled (``RETRY_TEMPERATURE``, seed ``SEED`` + attempt), up to ``MAX_ATTEMPTS`` in
@@ -43,7 +43,7 @@ SCHEMA = {"type": "object", "properties": {"topic": {"type": "string", "maxLengt
 
 def overlap(rewording: str, term: str, expansions: list[str]) -> int:
     """Distinct content words (BM25 terms) of ``rewording`` that the term or an expansion holds."""
-    from assistant.evidence import terms
+    from assistant.evidence.scoring import terms
 
     theirs = set(terms(term)).union(*(set(terms(e)) for e in expansions))
     return len(set(terms(rewording)) & theirs)

@@ -1,4 +1,4 @@
-"""The list membership rule as the fit sees it (assistant.collection / assistant.topics on each
+"""The list membership rule as the fit sees it (assistant.collection.answer / assistant.collection.topics on each
 question's candidate features), its grids and the choice of its constants by mean F1. Split out
 of evals/lists.py (``python -m evals.lists fit`` runs the CV)."""
 from __future__ import annotations
@@ -19,13 +19,13 @@ PARAMS = ("lexical_weight", "cutoff", "meaning_rank", "meaning_ratio", "meaning_
 
 
 def _written(f: dict[str, Any], phrase: float = PHRASE) -> bool:
-    """Some candidate writes the topic (assistant.topics.written)."""
+    """Some candidate writes the topic (assistant.collection.topics.written)."""
     return any(lex > phrase for lex, *_ in f["cands"])
 
 
 def _pick(f: dict[str, Any], w: float, t: float, m: int = 0, k: int = 0, ratio: float = 1.0, floor: float = 0.0,
           unwritten: bool = True, fb: int = 0) -> list[str]:
-    """The works listed (assistant.collection): for a topic some candidate writes, those at or above
+    """The works listed (assistant.collection.answer): for a topic some candidate writes, those at or above
     the cut-off, and of the ``m`` most relevant (``min_listed``) those whose cosine alone reaches it;
     for one none writes (and ``k`` > 0), nothing when the best candidate's cosine is below
     ``floor``, else of the retriever's ``k`` best those whose cosine is at least ``ratio`` x the
@@ -58,7 +58,7 @@ def _f1(picked: list[str], gold: set[str]) -> float:
 def _said_none(f: dict[str, Any], *params: Any) -> bool:
     """The answer to a question says that no abstract is about its topic: nothing listed, or a topic
     with a word no abstract writes, whose list (when ``unwritten`` lets it go by meaning) opens with
-    "No abstract in the collection mentions W" (assistant.collection)."""
+    "No abstract in the collection mentions W" (assistant.collection.answer)."""
     return bool(f.get("unwritten")) or not _pick(f, *params)
 
 

@@ -52,7 +52,7 @@ MADE = ("written by hand by a helper (session 8, issue 21) after reading the gol
 
 def rare_words(gold_texts: list[str], idf: Any) -> list[str]:
     """The group's ``N_RARE`` most distinctive BM25 terms: share of gold works holding it x IDF."""
-    from assistant.evidence import terms
+    from assistant.evidence.scoring import terms
 
     df = Counter(t for text in gold_texts for t in set(terms(text)))
     scored = [(df[t] / len(gold_texts) * idf(t), t) for t in df if df[t] >= 2]
@@ -60,7 +60,7 @@ def rare_words(gold_texts: list[str], idf: Any) -> list[str]:
 
 
 def overlaps(engine: Any, question: str, names: list[list[str]], gold: set[str], rare: list[str]) -> dict[str, float]:
-    from assistant.evidence import coverage, terms
+    from assistant.evidence.scoring import coverage, terms
 
     q = set(terms(question))
     idf = engine.idf()
@@ -79,7 +79,7 @@ def _groups() -> dict[str, dict[str, Any]]:
 
 
 def build(data_dir: str | None = None) -> dict[str, Any]:
-    from assistant.evidence import terms
+    from assistant.evidence.scoring import terms
     from evals.lists import _open
 
     assistant = _open(data_dir)

@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from assistant import attribution
-from assistant.text import split_sentences
+from assistant.language.text import split_sentences
+from assistant.verify import attribution
 
 PATH = Path(__file__).resolve().parent / "datasets" / "misattribution.jsonl"
 RUNS_DIR = Path(__file__).resolve().parent / "runs"
@@ -316,8 +316,8 @@ def outcome(item: dict[str, Any], verified: Any) -> dict[str, Any]:
 
 def run(items: list[dict[str, Any]], corpus: dict[str, str], cache: Any, idf: Any) -> dict[str, Any]:
     """Every item through the new verifier and the word-only one; per-kind figures and timing."""
-    from assistant.citations import Verifier
     from assistant.settings import VerifySettings
+    from assistant.verify.citations import Verifier
 
     modes = {"attribution": VerifySettings(attribution=True), "words_only": VerifySettings(attribution=False)}
     cache.get(list(dict.fromkeys(corpus[k] for it in items for k in it["sources"])))  # sentence vectors, once
@@ -365,9 +365,9 @@ def format_table(result: dict[str, Any]) -> str:
 
 
 def _parts() -> tuple[Any, Any, Any]:
-    from assistant.embeddings import make_embedder
-    from assistant.evidence import Idf, SentenceCache
+    from assistant.evidence.scoring import Idf, SentenceCache
     from assistant.settings import Settings
+    from assistant.store.embeddings import make_embedder
 
     embedder = make_embedder(Settings())
     corpus = load_corpus()

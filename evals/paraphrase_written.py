@@ -75,8 +75,8 @@ def drawn(docs: dict[str, Any]) -> list[Any]:
 
 def top_bm25(assistant: Any, question: str) -> float:
     """The collection's best BM25 score for ``question`` over the query's own maximum (0..1)."""
-    from assistant.bm25_scoring import K1
-    from assistant.text import tokens
+    from assistant.language.text import tokens
+    from assistant.store.bm25_scoring import K1
 
     lex = assistant.retriever._current()
     n = len(lex)
@@ -86,7 +86,7 @@ def top_bm25(assistant: Any, question: str) -> float:
 
 
 def figures(assistant: Any, question: str, abstract: str, idf: Any) -> dict[str, float]:
-    from assistant.evidence import terms
+    from assistant.evidence.scoring import terms
 
     held = set(terms(question))
     return {"rare_held": sum(t in held for t in rare_terms(abstract, idf)),
@@ -107,7 +107,7 @@ def _gold_text(assistant: Any, rows: list[dict[str, Any]]) -> list[tuple[dict[st
 
 
 def build(assistant: Any) -> dict[str, Any]:
-    from assistant.evidence import Idf
+    from assistant.evidence.scoring import Idf
 
     docs = assistant.retriever.docs()
     idf = Idf(d.text for d in docs.values())

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.evidence import terms
-from assistant.grounding import missing_names
+from assistant.evidence.scoring import terms
+from assistant.language.names import missing_names
 from ingest.loaders import iter_files, load_file
 from ingest.normalize import _GENERIC, content_id, make_label, normalize_text
 

@@ -1,6 +1,6 @@
 """Reliability under load (``make reliability``; ``python -m evals.reliability``), printed as one table.
 
-The web app (``assistant.ui.start``, the page ``assistant serve`` runs) is started in a child
+The web app (``assistant.ui.app.start``, the page ``assistant serve`` runs) is started in a child
 process over an ingested copy of the bundled corpus. It answers through the openai backend against
 the fake OpenAI-compatible server of ``evals/fake_openai.py`` (127.0.0.1 only), which delays each
 answer by ``--delay`` seconds like a real LLM and whose default reply depends on the prompt, so
@@ -86,7 +86,7 @@ def openai_assistant(data_dir: Path, base_url: str, top_k: int) -> Any:
 
 def serve(data_dir: Path, base_url: str, port: int, top_k: int) -> None:
     """The child process: the app over ``data_dir`` until killed."""
-    from assistant.ui import start
+    from assistant.ui.app import start
 
     assistant = openai_assistant(data_dir, base_url, top_k)
     start(assistant, assistant.settings.model_copy(update={"host": "127.0.0.1", "port": port}), block=True)

@@ -51,13 +51,13 @@ GROUPS = ["all", "dev", "generated", "scifact_train", "type:lookup", "type:parap
 
 def collect(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
     """Each question's signal lists, query vector, normalising BM25 maximum and work ids."""
-    from assistant.bm25_scoring import K1
-    from assistant.text import tokens
+    from assistant.language.text import tokens
+    from assistant.store.bm25_scoring import K1
 
     r = assistant.retriever
     docs, lex = r.docs(), r._current()
     ids = sorted(docs)
-    got = assistant.store.docs.get(ids=ids, include=["embeddings"])
+    got = assistant.store.chroma.docs.get(ids=ids, include=["embeddings"])
     vec_of = dict(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
     matrix = np.vstack([vec_of[i] for i in ids])
     derived = _derived_matrix(assistant, ids)
@@ -80,7 +80,7 @@ def collect(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
 
 def _derived_matrix(assistant: Any, ids: list[str]) -> np.ndarray:
     """Per abstract, the normalised mean of its chunk vectors (rows in ``ids`` order)."""
-    chunks = assistant.store.chunks
+    chunks = assistant.store.chroma.chunks
     sums: dict[str, np.ndarray] = {}
     total = chunks.count()
     for offset in range(0, total, 5000):
@@ -101,7 +101,7 @@ def add_rocchio(row: dict[str, Any], fused: list[tuple[str, float]], m: int, bet
 
 
 def rank(row: dict[str, Any], cfg: dict[str, Any]) -> list[tuple[str, float]]:
-    from assistant.fusion import fuse
+    from assistant.search.fusion import fuse
 
     lists, weights = row["lists"], dict(cfg["weights"])
     if cfg.get("abstract_list"):
@@ -157,7 +157,7 @@ def report(name: str, rows: list[dict[str, Any]], configs: list[dict[str, Any]],
 
 
 def variants(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    from assistant.fusion import fuse
+    from assistant.search.fusion import fuse
     from assistant.settings import RetrievalSettings
 
     base = retrieval_configs()

@@ -10,7 +10,7 @@ retrieval the engine knows, for the abstracts it read, each one's relevance as i
 (``Turn.relevances``), the cosines of the best hits (``Turn.lists``) and the best sentence of each
 abstract read (``Turn.evidence``); and, at the cost of a second retrieval, the list path's relevances of the
 best 40 abstracts for the whole question (``topics.candidates``: how many reach the list cut-off). This tool records those for every labelled tuning question the
-frames read as a fact and that names no work (``assistant.grounding.names``), and fits a rule
+frames read as a fact and that names no work (``assistant.language.names.names``), and fits a rule
 "overview when the evidence is flat" by 5-fold CV with a fact read as an overview weighted high.
 
 Tuning questions only: the facts of shape_facts_written, shapes_written (not SQ*), dev,
@@ -66,7 +66,7 @@ def evidence_of(engine: Any, question: str, k: int) -> dict[str, Any]:
         sents = turn.evidence.of_doc(i)
         best.append(max((0.5 * s.lexical + 0.5 * s.dense for s in sents), default=0.0))
     cfg = engine.settings.collection
-    from assistant.topics import candidates
+    from assistant.collection.topics import candidates
 
     listed = sorted((c.relevance(cfg.lexical_weight) for c in candidates(engine, question, 40)), reverse=True)
     return {"listed": [round(v, 4) for v in listed[:20]], "cutoff": cfg.cutoff, "relevances": [round(r, 4) for r in turn.relevances],
@@ -81,8 +81,8 @@ def evidence_of(engine: Any, question: str, k: int) -> dict[str, Any]:
 
 def features(data_dir: str | None, holdout: bool = False, path: Path = CACHE) -> list[dict[str, Any]]:
     """Every labelled question's frame reading, names and evidence (cached by question)."""
-    from assistant.grounding import names
-    from assistant.shape import detect
+    from assistant.language.names import names
+    from assistant.question.shape import detect
     from evals.lists import _open
 
     cached = {}

@@ -2,7 +2,7 @@
 
     python -m evals.shapes_fallbacks            # both, on every tuning split + shapes_written (by batch)
 
-When the frames (``assistant.shape.detect``) say "fact":
+When the frames (``assistant.question.shape.detect``) say "fact":
 
 - ``lexicon``: call it an overview when the question holds a word for a body of work or a state of
   knowledge (``NARROW``: literature, consensus, landscape, the field, big picture, highlights, "we
@@ -63,7 +63,7 @@ def _table(rows: list[tuple[str, str, str]], predicted: list[str]) -> dict[str, 
 
 
 def lexicon(rows: list[tuple[str, str, str]], frames: list[str], pattern: str) -> list[str]:
-    from assistant.shape_frames import _ONE_WORK
+    from assistant.question.shape_frames import _ONE_WORK
 
     body = re.compile(pattern, re.I)
     return [OVERVIEW if kind == "fact" and body.search(q) and not _ONE_WORK.search(q) else kind
@@ -73,8 +73,8 @@ def lexicon(rows: list[tuple[str, str, str]], frames: list[str], pattern: str) -
 def meaning(rows: list[tuple[str, str, str]], frames: list[str]) -> list[str]:
     import numpy as np
 
-    from assistant.embeddings import make_embedder
     from assistant.settings import Settings
+    from assistant.store.embeddings import make_embedder
 
     x = np.asarray(make_embedder(Settings())([q for _, q, _ in rows]), dtype=np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
@@ -96,7 +96,7 @@ def meaning(rows: list[tuple[str, str, str]], frames: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from assistant.shape import detect
+    from assistant.question.shape import detect
 
     rows = labelled()
     frames = [detect(q).kind for _, q, _ in rows]

@@ -5,7 +5,7 @@
     python -m evals.shapes_model holdout                # SH* and SQ*, once, with the chosen rule
 
 ``collect`` asks the local model (``ASSISTANT_LOCAL_MODEL_PATH``, 2 threads) for the shape of each
-labelled tuning question with ``assistant.shape_model``'s prompt and grammar, recording the four
+labelled tuning question with ``assistant.question.shape_model``'s prompt and grammar, recording the four
 shapes' probabilities of the reply's first token (llama.cpp ``top_logprobs``), the frames' reading,
 the names and the one-work anchor, one jsonl row per question in ``CACHE`` (committed: the fit reruns
 without the model). Questions are interleaved across splits, so a partial collection is a fair sample.
@@ -77,7 +77,7 @@ def _model() -> Any:
 def model_reading(model: Any, question: str) -> dict[str, Any]:
     """The model's greedy one-word reply and the four shapes' probabilities of its first token,
     by the request the product makes (``LocalChatModel.first_token_logprobs``)."""
-    from assistant.shape_model import GRAMMAR, REPLY_TOKENS, messages, parse, probabilities
+    from assistant.question.shape_model import GRAMMAR, REPLY_TOKENS, messages, parse, probabilities
 
     t = time.perf_counter()
     reply, top = model.first_token_logprobs(messages(question), max_tokens=REPLY_TOKENS, grammar=GRAMMAR)
@@ -93,9 +93,9 @@ def _cached(path: Path) -> dict[str, dict[str, Any]]:
 
 def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
     """Every labelled question's frames, names, anchor and model reading (cached by question)."""
-    from assistant.grounding import names
-    from assistant.shape import detect
-    from assistant.shape_frames import _ONE_WORK
+    from assistant.language.names import names
+    from assistant.question.shape import detect
+    from assistant.question.shape_frames import _ONE_WORK
 
     path = HOLDOUT_CACHE if holdout else CACHE
     cached, rows, model, done = _cached(path), labelled(holdout), None, 0

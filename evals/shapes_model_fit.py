@@ -1,7 +1,7 @@
 """The fit of ``evals.shapes_model``: when may the model's reading turn a frames-read fact into an overview?
 
 The rule acts only on a question the frames read as a fact that names no work and has no one-work
-anchor (``assistant.shape_model.eligible``); everything else keeps the frames' shape. Its cost: the
+anchor (``assistant.question.shape_model.eligible``); everything else keeps the frames' shape. Its cost: the
 tuning facts of that kind it would read as overviews (every one of them reads right today). Its gain
 cannot be counted on the tuning data directly, since the frames were widened until they read every
 tuning overview; it is counted as the share of the tuning overviews (unnamed, unanchored) that the

@@ -380,7 +380,7 @@ def confusion() -> dict[str, Any]:
 
 def misses() -> list[tuple[str, str, str]]:
     """This set's rows whose detected shape is not their label: (id, label -> detected, question)."""
-    from assistant.shape import detect
+    from assistant.question.shape import detect
 
     return [(r["id"], f"{r['shape']} -> {kind}", r["question"]) for r in rows() if (kind := detect(r["question"]).kind) != r["shape"]]
 

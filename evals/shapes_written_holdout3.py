@@ -215,7 +215,7 @@ def measure(batch: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Per type: the detected shapes, and for a follow-up whether it was read as one on the list (the
     previous question's detected shape is taken as the previous answer's, as ``shape_confusion`` does);
     ``batch``: another batch's rows (default: this one's)."""
-    from assistant.shape import LIST, detect
+    from assistant.question.shape import LIST, detect
 
     batch = rows() if batch is None else batch
     out: dict[str, Any] = defaultdict(lambda: {"shapes": Counter(), "right": 0, "n": 0})

@@ -174,7 +174,7 @@ def build() -> list[dict[str, Any]]:
 def scope() -> dict[str, Any]:
     """Per type, how many rows' evidence is read as the listed works only (``Shape.over_listed``, False where
     the detector has no such reading) and how many of them are right (``OVER_LISTED``)."""
-    from assistant.shape import LIST, detect
+    from assistant.question.shape import LIST, detect
 
     batch, out = rows(), {}
     by_id = {r["id"]: r for r in batch}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from assistant.store import BATCH, CATALOG, Store, StoredDoc
+from assistant.store.chroma import BATCH, CATALOG, Store, StoredDoc
 from ingest.dedup import MINHASH_KEYS, minhash
 from ingest.writer import progress_bar
 

@@ -1,4 +1,4 @@
-"""Sentence-aligned chunks for the embedder (sentence spans come from ``assistant.text``).
+"""Sentence-aligned chunks for the embedder (sentence spans come from ``assistant.language.text``).
 
 Chunks must fit the MiniLM tokenizer's 256-token window (not tiktoken's count), so they are
 grouped here rather than by LlamaIndex's SentenceSplitter. A sentence longer than the window is
@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from assistant.text import NO_SPACE_SCRIPT_CHARS, Span, split_sentences
+from assistant.language.text import NO_SPACE_SCRIPT_CHARS, Span, split_sentences
 
 # Pieces an over-long sentence may be cut into: a word with its trailing space, or one character
 # of a script written without spaces.

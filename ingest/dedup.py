@@ -2,7 +2,7 @@
 
 Two measures, either of which makes a candidate pair a version:
 
-- TF-IDF cosine over the project's terms (assistant.text.tokens: the lexical index's, so at
+- TF-IDF cosine over the project's terms (assistant.language.text.tokens: the lexical index's, so at
   ingest the corpus-wide document frequencies come from that index instead of re-reading every
   stored abstract). On the bundled seeds the two versions of the FiT paper score 0.67, the two
   versions of the low-rank FFN paper 0.67, while Blockwise Parallel Transformer vs Ring Attention
@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from assistant.text import tokens as terms
+from assistant.language.text import tokens as terms
 from ingest.normalize import make_label
 
 VERSION_THRESHOLD = 0.55

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.text import name_like
+from assistant.language.text import name_like
 
 GENERIC = {
     "LLM", "LLMS", "RNN", "RNNS", "RL", "NLP", "NLU", "NLG", "MLP", "MLPS", "ICL", "MLLM", "MLLMS",

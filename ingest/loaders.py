@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assistant.text import CONTROL, NO_SPACE_SCRIPT
+from assistant.language.text import CONTROL, NO_SPACE_SCRIPT
 from ingest import papers
 from ingest.bibtex import looks_like_bibtex, read_bibtex
 from ingest.decode import decode, split_lines

@@ -6,7 +6,7 @@ import hashlib
 import re
 import unicodedata
 
-from assistant.text import CONTROL, NO_SPACE_SCRIPT
+from assistant.language.text import CONTROL, NO_SPACE_SCRIPT
 from ingest.labels import introduced_name, key_phrase
 
 _LATEX_WRAPPERS = re.compile(r"\\(?:textit|textbf|emph|texttt|textsc|mathrm|mathbf|mathit|text|url|href)\{([^{}]*)\}")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assistant import lexical
-from assistant.store import BATCH, Store, StoredDoc
-from assistant.text import tokens as terms
+from assistant.language.text import tokens as terms
+from assistant.store import lexical
+from assistant.store.chroma import BATCH, Store, StoredDoc
 from ingest.catalog import ensure_catalog, same_external_ids, touched, version_candidates
 from ingest.dedup import find_versions, minhash
 from ingest.loaders import iter_files, load_file

@@ -20,8 +20,8 @@ import numpy as np
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
-from assistant import lexical
-from assistant.store import Store, StoredDoc, doc_metadata
+from assistant.store import lexical
+from assistant.store.chroma import Store, StoredDoc, doc_metadata
 from ingest.chunking import chunk_text
 
 # Whole-abstract vectors derived from the chunk vectors (normalised mean) instead of embedding
@@ -97,7 +97,7 @@ def _prepare(docs: list[StoredDoc], embedder: Any, report: Any) -> _Batch:
     vectors = np.asarray(embedder([n.text for n in nodes]), dtype=np.float32)
     report.embed_seconds += time.perf_counter() - t
     # A doc's own vector: the whole abstract embedded once (its first 256 word pieces), the
-    # retriever's "abstract" signal (assistant/retrieval.py says why).
+    # retriever's "abstract" signal (assistant/search/retrieval.py says why).
     if DERIVED_ABSTRACT_VECTORS:
         return _Batch(docs, nodes, vectors, derived_vectors(docs, vectors))
     return _Batch(docs, nodes, vectors, abstract_vectors(docs, embedder, report))

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from assistant import Assistant
-from assistant.embeddings import MINILM_DIMENSION
 from assistant.settings import DEFAULT_CORPUS
-from assistant.store import Store
+from assistant.store.chroma import Store
+from assistant.store.embeddings import MINILM_DIMENSION
 from ingest.loaders import iter_files, load_file
 
 DIM = MINILM_DIMENSION  # the real embedder's size, so a fake-embedded store looks like a real one
@@ -135,7 +135,7 @@ def integrity(store: Store) -> dict[str, Any]:
         for _, text, meta in chunks:
             node = json.loads(meta["_node_content"])
             assert doc.text[node["start_char_idx"] : node["end_char_idx"]] == text
-    from assistant.lexical import open_for
+    from assistant.store.lexical import open_for
 
     lexical_ids = open_for(store.settings.data_dir, store.settings.collection_prefix).ids()
     assert lexical_ids == set(docs), f"lexical index out of step: {sorted(lexical_ids ^ set(docs))[:5]}"

@@ -12,7 +12,7 @@ from conftest import streamed
 
 from assistant import Assistant
 from assistant.engine import DECLINED_REASON
-from assistant.ui_render import render_answer
+from assistant.ui.render import render_answer
 
 QUESTION = "What is Ring Attention?"
 

@@ -189,8 +189,8 @@ class FakeModel:
 # a 900-token window leaves 900 - 300 answer - 64 - 144 system = 392.
 @pytest.mark.parametrize(("name", "window", "limit"), [("local", 4096, 256), ("openai", 128_000, 3000), ("openai", 900, 392)])
 def test_prompt_is_packed_into_the_budget(corpus: Assistant, name: str, window: int, limit: int) -> None:
-    from assistant.evidence import score_evidence
-    from assistant.prompts import build_messages, count_tokens
+    from assistant.compose.prompts import build_messages, count_tokens
+    from assistant.evidence.scoring import score_evidence
 
     question = "Which abstracts present transformers that classify tabular data by reading the training set in context?"
     hits = corpus.search(question, k=5)

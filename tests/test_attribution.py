@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from assistant import Assistant, attribution
-from assistant.citations import Verifier
+from assistant import Assistant
 from assistant.settings import VerifySettings
+from assistant.verify import attribution
+from assistant.verify.citations import Verifier
 
 LASP2 = ("Specifically, LASP-2 achieves training speed improvements of 15.2% over LASP and 36.6% over Ring "
          "Attention, with a sequence length of 2048K across 64 GPUs.")
@@ -158,7 +159,7 @@ def test_a_fallback_keeps_the_dropped_sentences_and_why(assistant: Assistant, mo
     """Every sentence of the model's answer is dropped, so the answer is extracted: the dropped
     sentence stays in ``Answer.sentences`` (unsupported, citing nothing, with its reason), in the
     JSON and on the page, after the extracted sentences."""
-    from assistant.ui_render import render_answer
+    from assistant.ui.render import render_answer
 
     first = assistant.ask(FIRST)
     mock_model.enqueue(_cite_lasp)

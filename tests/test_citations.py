@@ -9,7 +9,9 @@ import pytest
 from conftest import CountingEmbedder
 
 from assistant import Assistant
-from assistant.citations import (
+from assistant.compose.prompts import as_data, render
+from assistant.evidence.scoring import SentenceCache
+from assistant.verify.citations import (
     DANGLING,
     DEGENERATE,
     Verifier,
@@ -19,9 +21,7 @@ from assistant.citations import (
     split_answer,
     strip_markers,
 )
-from assistant.degenerate import degenerate
-from assistant.evidence import SentenceCache
-from assistant.prompts import as_data, render
+from assistant.verify.degenerate import degenerate
 
 RING = "Ring Attention distributes long sequences across multiple devices while overlapping the communication of key-value blocks"
 FLASH = "FlashAttention IO-aware exact attention tiling reduces reads and writes between GPU HBM and SRAM"

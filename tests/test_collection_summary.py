@@ -1,4 +1,4 @@
-"""The synthesis above a list / comparison / overview (assistant/collection_summary.py): which shapes
+"""The synthesis above a list / comparison / overview (assistant/collection/summary.py): which shapes
 a "lead" backend (the local default) writes it for, and the bench that times those answers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Answer composition (assistant/extractive.py): lead with the answering sentence, never with the
+"""Answer composition (assistant/compose/extractive.py): lead with the answering sentence, never with the
 abstract's background opener; cite a further abstract only where it answers itself; a caveat
 names what the closest statements leave unstated."""
 
@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from assistant import Assistant
-from assistant.evidence import Evidence, Idf, Sentence, terms
-from assistant.extractive import background, choose, quantity_unstated, unstated
+from assistant.compose.extractive import background, choose, quantity_unstated, unstated
+from assistant.evidence.scoring import Evidence, Idf, Sentence, terms
 
 CFG = SimpleNamespace(lexical_weight=0.5, retrieval_prior=0.0, top_doc_sentences=3, other_doc_share=0.5, max_sentences=4,
                       context_weight=1.0)
@@ -131,7 +131,7 @@ def test_a_count_written_before_its_noun_is_no_caveat_on_a_right_answer(corpus: 
 def test_a_lead_that_leans_back_follows_the_sentence_it_leans_on() -> None:
     """"Building on this, ..." shown first has lost its referent: the nearest earlier sentence of the
     answer that is not context goes before it; the same sentences are shown, in an order that reads."""
-    from assistant.extractive import leans_back
+    from assistant.compose.extractive import leans_back
 
     scene = sent(0, 0, 0.0, 0.3, "Video generation is slow.")  # background: not taken
     intro = sent(0, 20, 0.3, 0.4, "We introduce AdaCache, a training-free cache for video DiTs.")

@@ -1,10 +1,10 @@
-"""The answer / caveat / refuse decision (assistant/decision.py)."""
+"""The answer / caveat / refuse decision (assistant/evidence/decision.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from assistant.decision import FEATURES, decide, relevance
+from assistant.evidence.decision import FEATURES, decide, relevance
 from assistant.settings import DecisionSettings
 
 
@@ -40,7 +40,7 @@ def test_outcomes_follow_the_thresholds_and_missing_names() -> None:
 
 
 def _evidence(best: list[float]) -> Any:
-    from assistant.evidence import Evidence, Sentence
+    from assistant.evidence.scoring import Evidence, Sentence
 
     sentences = []
     for i, b in enumerate(best):  # each abstract: a weak opener, then its best sentence
@@ -49,7 +49,7 @@ def _evidence(best: list[float]) -> Any:
 
 
 def test_second_look_puts_the_abstract_whose_sentence_answers_first() -> None:
-    from assistant.extractive import second_look
+    from assistant.compose.extractive import second_look
 
     ev = _evidence([0.3, 0.9, 0.5])
     read = [("A", 1.0), ("B", 0.9), ("C", 0.8), ("D", 0.7)]
@@ -63,7 +63,7 @@ def test_second_look_puts_the_abstract_whose_sentence_answers_first() -> None:
 
 
 def test_separation_features_read_the_signals_as_the_collection_ranks_them() -> None:
-    from assistant.decision import separation, visible_lists
+    from assistant.evidence.decision import separation, visible_lists
 
     lists = {"chunk": [("g", 0.9), ("n", 0.8)], "abstract": [("n", 0.7), ("g", 0.6)], "bm25": [("g", 9.0), ("n", 3.0)]}
 
@@ -80,8 +80,8 @@ def test_separation_features_read_the_signals_as_the_collection_ranks_them() -> 
 
 
 def test_rare_words_are_the_ones_the_collection_holds() -> None:
-    from assistant.decision import rare_coverage
-    from assistant.evidence import Idf, terms
+    from assistant.evidence.decision import rare_coverage
+    from assistant.evidence.scoring import Idf, terms
 
     idf = Idf(["sparse attention kernel", "sparse attention memory", "attention heads", "tokenizer vocabulary"])
     q = terms("Which sparse attention kernel saves memory with a zorblax?")  # zorblax: no abstract holds it
@@ -93,8 +93,8 @@ def test_rare_words_are_the_ones_the_collection_holds() -> None:
 
 
 def test_idf_without_texts_equals_the_idf_of_the_rest() -> None:
-    from assistant.decision import rare_coverage
-    from assistant.evidence import Idf, terms
+    from assistant.evidence.decision import rare_coverage
+    from assistant.evidence.scoring import Idf, terms
 
     texts = ["sparse attention kernel", "sparse attention memory", "attention heads", "tokenizer vocabulary"]
     full, rest = Idf(texts), Idf(texts[1:])

@@ -145,7 +145,7 @@ def test_refresh_replaces_a_stale_extractive_state_with_todays(corpus: Assistant
 
 
 def test_a_declines_caveat_names_the_item_the_sources_leave_unstated(corpus_dir: Path, mock_model: Any) -> None:
-    """The decline is a hedge either way; where the asked-for item check (assistant/focus.py) finds
+    """The decline is a hedge either way; where the asked-for item check (assistant/verify/focus.py) finds
     what the quoted statements leave unstated, the caveat says it ("describe LASP-2 but do not state
     the license"), not only that the model found no answer. It stays a decline by its kind."""
     mock_model.enqueue("NOT IN SOURCES")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant import Assistant
-from assistant.answer_text import DECLINED_REASON
+from assistant.compose.answer_text import DECLINED_REASON
 from evals.declines_prob import Probing, choose, decline_probability, policy, score
 
 QUESTION = "What does Ring Attention distribute across devices?"

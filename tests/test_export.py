@@ -17,7 +17,7 @@ from library_helpers import library_assistant
 
 from assistant import Answer, Assistant, Citation
 from assistant.export import authors_of, cite_key, entry_type
-from assistant.ui_render import render_citation
+from assistant.ui.render import render_citation
 
 CLI = [sys.executable, "-m", "assistant.cli"]
 RAW = """@inproceedings{vaswani2017attention,

@@ -1,4 +1,4 @@
-"""The extractive answer's composition (assistant/extractive.py, issue 19): the lead is the
+"""The extractive answer's composition (assistant/compose/extractive.py, issue 19): the lead is the
 abstract's own statement rather than its context; a further abstract that answers is cited before
 the first abstract's support fills the slots left; the bar a further abstract passes is the
 fitted ``further_relevance`` of each abstract's own relevance (engine ``_decide``)."""
@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 
 from assistant import Assistant
-from assistant.evidence import Evidence, Sentence
-from assistant.extractive import choose, context
+from assistant.compose.extractive import choose, context
+from assistant.evidence.scoring import Evidence, Sentence
 
 GENERATED = Path(__file__).resolve().parent.parent / "evals" / "datasets" / "generated.jsonl"
 

@@ -15,8 +15,9 @@ import pytest
 from chroma_server import ChromaServer, chroma_server, free_port  # noqa: F401  (fixture)
 from ingest_helpers import distinct_seeds, fake_assistant, write_corpus
 
-from assistant import Assistant, store
-from assistant.store import StoreError
+from assistant import Assistant
+from assistant.store import chroma as store
+from assistant.store.chroma import StoreError
 
 QUERY = "attention for long sequences"
 

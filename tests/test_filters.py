@@ -15,7 +15,7 @@ from library_helpers import LIBRARY, library_assistant
 
 from assistant import Assistant
 from assistant.filters import FilterError, Filters, parse_year
-from assistant.retrieval import MODES
+from assistant.search.retrieval import MODES
 
 CLI = [sys.executable, "-m", "assistant.cli"]
 

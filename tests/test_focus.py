@@ -1,4 +1,4 @@
-"""The asked-for item of a question (assistant/focus.py) and the caveat of an answer that does not
+"""The asked-for item of a question (assistant/verify/focus.py) and the caveat of an answer that does not
 state it ("The abstracts found describe X but do not state the N asked for")."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from assistant.answer_text import absence
+from assistant.compose.answer_text import absence
 from assistant.core import Assistant
-from assistant.focus import focus, stated, unstated_focus
 from assistant.settings import CaveatSettings
+from assistant.verify.focus import focus, stated, unstated_focus
 
 
 @pytest.mark.parametrize(("question", "phrase"), [
@@ -131,7 +131,7 @@ def test_the_models_silence_survives_the_fallback_to_extraction(corpus: Assistan
 
 
 def test_the_caveat_says_what_is_described_only_when_the_sentences_name_it() -> None:
-    from assistant.answer_text import focus_caveat
+    from assistant.compose.answer_text import focus_caveat
 
     assert focus_caveat("license", ["LASP-2"]).startswith("The abstracts found describe LASP-2 but do not state the license")
     # a neighbour's sentences that never name the question's subject: no claim that they describe it
@@ -193,7 +193,7 @@ def test_ask_json_carries_the_caveat_kind(corpus_dir: Any) -> None:
     ("How long-range are the dependencies it captures?", "It captures long-range dependencies.", False),  # an adjective
 ])
 def test_a_quantity_question_needs_a_number_of_the_kind_asked(question: str, said: str, unstated: bool) -> None:
-    from assistant.extractive import quantity_unstated
+    from assistant.compose.extractive import quantity_unstated
 
     assert quantity_unstated(question, said) is unstated
 
@@ -233,7 +233,7 @@ def test_a_compound_whose_head_is_not_stated_is_caveated(corpus: Assistant) -> N
 
 
 def test_the_nouns_a_caveat_may_name() -> None:
-    from assistant.focus import nominal
+    from assistant.verify.focus import nominal
 
     assert nominal("Can you let every hospital teach nurses to schedule shifts?") == {"nurses"}
     assert nominal("How long does it take to train the joint clustering model on ImageNet?") == {"model", "ImageNet"}
@@ -243,8 +243,8 @@ def test_the_nouns_a_caveat_may_name() -> None:
 def test_the_weak_match_caveat_names_no_verbs_or_quantifiers(corpus: Assistant) -> None:
     # before, the caveat said the statements 'do not mention "let", "every" or "teach"' and
     # '"long" or "SETR"': words no source could be missing; now only nouns and names are named
-    from assistant.extractive import unstated
-    from assistant.focus import nominal
+    from assistant.compose.extractive import unstated
+    from assistant.verify.focus import nominal
 
     question = "Can you let every hospital teach nurses to schedule shifts?"
     answer = corpus.ask(question)
@@ -308,7 +308,7 @@ def test_a_count_of_another_noun_is_caveated_and_a_stated_count_is_not(corpus: A
 
 
 def test_the_caveat_does_not_say_the_sentences_describe_the_item_they_leave_unstated() -> None:
-    from assistant.answer_text import focus_caveat
+    from assistant.compose.answer_text import focus_caveat
 
     # was "describe FID and Sana-0.6B but do not state the FID score": the item's own name is no subject
     assert focus_caveat("FID score", ["FID", "Sana-0.6B"]).startswith("The abstracts found describe Sana-0.6B but do not")

@@ -1,6 +1,6 @@
 """Follow-ups with an LLM backend (#21 / #20, helper P, session 15): the model's re-reading of a
-question's shape (assistant/shape_model.py) is shown the question alone and was fitted on standalone
-questions, so a follow-up keeps the frames' reading (assistant/collection.py ``_shaped``): "do they use
+question's shape (assistant/question/shape_model.py) is shown the question alone and was fitted on standalone
+questions, so a follow-up keeps the frames' reading (assistant/collection/answer.py ``_shaped``): "do they use
 images?" after a list asks about that list, never for an overview of the whole collection."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from assistant import Assistant
-from assistant.shape import detect
-from assistant.shape_model import eligible, messages
+from assistant.question.shape import detect
+from assistant.question.shape_model import eligible, messages
 
 # written for these tests (no evaluation question): a list, then a follow-up the frames read as a fact
 LISTED = "Which papers here study chain-of-thought?"
@@ -53,7 +53,7 @@ def test_a_standalone_question_is_still_re_read(corpus: Assistant, mock_model: A
     assert ans.standalone_question is None
 
 
-# --- no synthesis above a hedge (assistant/collection_summary.py HEDGED) ---------------------------------
+# --- no synthesis above a hedge (assistant/collection/summary.py HEDGED) ---------------------------------
 # sessions written for the tests of tests/test_list_followups.py / test_lists_meaning.py (no evaluation question)
 LSTM, FINANCE = "Papers on long short-term memory networks?", "Which of them deal with financial markets?"
 BY_MEANING = "Which papers spread attention over several devices to handle very long inputs?"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from assistant import Assistant
-from assistant.attribution import collective, incomplete
-from assistant.citations import COLLECTIVE, INCOMPLETE, Verifier
+from assistant.verify.attribution import collective, incomplete
+from assistant.verify.citations import COLLECTIVE, INCOMPLETE, Verifier
 
 RING = "Ring Attention distributes long sequences across multiple devices while overlapping the communication of key-value blocks"
 FLASH = "FlashAttention IO-aware exact attention tiling reduces reads and writes between GPU HBM and SRAM"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.grounding import mentioned, missing_names, names
+from assistant.language.names import mentioned, missing_names, names
 
 
 def test_names_are_name_like_words_joined() -> None:

@@ -26,7 +26,7 @@ from fake_openai import FakeOpenAI
 from assistant import Answer, Assistant
 from assistant.engine import EMPTY_TEXT
 from assistant.settings import AnswerSettings
-from assistant.ui_render import render_answer, render_sources
+from assistant.ui.render import render_answer, render_sources
 
 MAX_QUESTION_CHARS = AnswerSettings().max_question_chars
 

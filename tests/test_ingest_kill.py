@@ -37,7 +37,7 @@ import os, signal, sys, time
 from ingest_helpers import FakeEmbedder
 import ingest.pipeline as pipeline
 from assistant.settings import Settings
-from assistant.store import Store
+from assistant.store.chroma import Store
 
 pipeline.EMBED_BATCH_DOCS = 5
 store = Store(Settings(data_dir=sys.argv[1]), "onnx:all-MiniLM-L6-v2-int8")

@@ -1,4 +1,4 @@
-"""The persisted lexical index (assistant/lexical.py): bm25s-equal scores, incremental segments,
+"""The persisted lexical index (assistant/store/lexical.py): bm25s-equal scores, incremental segments,
 deletes, reopening from disk, refresh across processes, and a writer killed mid-flush."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import bm25s
 import numpy as np
 import pytest
 
-import assistant.lexical as lexical
-from assistant.bm25_scoring import build_scores
-from assistant.lexical import LexicalIndex
-from assistant.text import tokens
+import assistant.store.lexical as lexical
+from assistant.language.text import tokens
+from assistant.store.bm25_scoring import build_scores
+from assistant.store.lexical import LexicalIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 SCIFACT = ROOT / "evals" / "datasets" / "scifact-2101" / "corpus.jsonl"
@@ -130,9 +130,9 @@ def test_other_tokenizer_is_treated_as_empty(tmp_path, terms) -> None:
 
 WRITER = """
 import os, signal, sys
-import assistant.lexical as lexical
-from assistant.lexical import LexicalIndex
-from assistant.text import tokens
+import assistant.store.lexical as lexical
+from assistant.store.lexical import LexicalIndex
+from assistant.language.text import tokens
 index = LexicalIndex.open(sys.argv[1], tokens)
 if sys.argv[2] == "kill-before-manifest":
     def killed(*a, **k):

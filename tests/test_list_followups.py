@@ -1,4 +1,4 @@
-"""Follow-ups that filter a list (assistant/collection.py ``_follow_up``, evals/list_followups.py):
+"""Follow-ups that filter a list (assistant/collection/answer.py ``_follow_up``, evals/list_followups.py):
 the answer picks the listed abstracts that state the filter, with no caveat when some do, and
 says plainly that none of the listed abstracts states it when none does; the hand-written
 sessions (evals/written_sessions.py) resolve on the real corpus."""
@@ -108,7 +108,7 @@ def test_an_llm_backend_writes_no_synthesis_when_none_of_the_listed_abstracts_st
     assert ans.caveat and ans.text.startswith(ans.caveat) and not mock_model.prompts and not ans.fallback_reason
 
 
-# --- by meaning (assistant/followups.py; helper E2, session 12) ------------------------------------
+# --- by meaning (assistant/collection/followups.py; helper E2, session 12) ------------------------------------
 def test_a_filter_stated_in_other_words_is_cited_by_meaning_under_a_statement_that_none_writes_it(corpus: Assistant) -> None:
     """No listed abstract writes "financial markets"; one states it as "algorithmic trading" and
     "investment systems": it is cited, quoting its sentence closest to the filter, under a caveat
@@ -150,7 +150,7 @@ def test_the_meaning_settings_are_the_fit_files_choice() -> None:
 
     fit = json.loads(F.MEANING_FIT_PATH.read_text(encoding="utf-8"))
     chosen = fit[fit["in_use"]]["chosen"]
-    assert fit["in_use"] == "mean"  # assistant/followups.py averages the two cosines
+    assert fit["in_use"] == "mean"  # assistant/collection/followups.py averages the two cosines
     cs = Settings().collection
     assert (cs.followup_meaning_bar, cs.followup_meaning_ratio, cs.followup_meaning_margin) == (
         chosen["bar"], chosen["ratio"], chosen["margin"])
@@ -176,7 +176,7 @@ def test_the_meaning_sessions_are_what_the_script_writes_and_every_listed_abstra
         assert set().union(*mine.values()) == works
 
 
-# --- the quoted sentence (assistant/followups.py ``quote_stating``; helper G3, session 13) ----------
+# --- the quoted sentence (assistant/collection/followups.py ``quote_stating``; helper G3, session 13) ----------
 @pytest.mark.parametrize(("first", "follow", "word"), [
     ("Show me work on key-value caches.", "Which of these shorten the input the model sees?", "compression"),
     ("What papers are there on named entity recognition?", "Which of these are about languages other than English?", "hebrew"),
@@ -202,7 +202,7 @@ def test_the_none_mentions_answer_shows_the_neighbours_sentences_closest_to_the_
 def test_the_quote_prefers_the_papers_own_claim_then_the_closest() -> None:
     import numpy as np
 
-    from assistant.followups import _stating, own_claim
+    from assistant.collection.followups import _stating, own_claim
 
     text = "Prior work compresses prompts. We propose a compression method. It is fast."
     spans = [(0, 30), (31, 63), (64, 75)]

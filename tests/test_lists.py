@@ -1,4 +1,4 @@
-"""Questions about the collection (assistant/collection.py, evals/lists.py): list, comparison and
+"""Questions about the collection (assistant/collection/answer.py, evals/lists.py): list, comparison and
 overview answers on the real ingested corpus, their public surface (Answer.shape/items, --json,
 CLI, HTML), follow-ups on a list, and the list split's builder and metrics."""
 
@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from assistant import Assistant
-from assistant.text import split_sentences
+from assistant.language.text import split_sentences
 from assistant.types import Answer, Citation, ListItem
-from assistant.ui_render import render_answer
+from assistant.ui.render import render_answer
 from evals import lists as L
 from evals import lists_rule as LR
 from evals.data import DATASETS_DIR, LockedSplitError, Question, load_for_tuning
@@ -270,7 +270,7 @@ def test_llm_failure_keeps_the_list_and_says_so(corpus: Assistant, mock_model: A
 
 
 def test_an_acronym_topic_finds_its_expansion_and_back() -> None:
-    from assistant.topics import alias_of, expansion_of
+    from assistant.collection.topics import alias_of, expansion_of
 
     texts = ["We study state-space models (SSMs) for long inputs.", "Mixture of experts (MoE) layers route tokens."]
     assert expansion_of("SSM", texts, 3) == "state-space models" and expansion_of("MoE", texts, 3) == "Mixture of experts"

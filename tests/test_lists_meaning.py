@@ -1,4 +1,4 @@
-"""List topics in the user's own words (assistant/topics.py by_meaning / feedback / unwritten, evals/lists.py
+"""List topics in the user's own words (assistant/collection/topics.py by_meaning / feedback / unwritten, evals/lists.py
 fit): lists by meaning, pseudo-relevance feedback, topics no abstract writes. Split out of test_lists.py."""
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def test_a_topic_worded_unlike_a_term_still_lists_its_closest_abstracts(corpus: 
 
 
 def test_by_meaning_goes_by_rank_and_cosine_relative_to_the_best() -> None:
-    from assistant.store import StoredDoc
-    from assistant.topics import Candidate, by_meaning, written
+    from assistant.collection.topics import Candidate, by_meaning, written
+    from assistant.store.chroma import StoredDoc
 
     def cand(i: int, lexical: float, dense: float) -> Candidate:
         return Candidate(StoredDoc(f"d{i}", "t", "t", f"L{i}", [], f"w{i}"), lexical, dense, (0, 1), False, i)
@@ -76,8 +76,8 @@ def test_the_written_lists_are_below_the_overlap_bound_and_keep_their_terms_gold
 
 
 def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unrelated(corpus: Assistant) -> None:
-    from assistant.shape import detect
-    from assistant.topics import candidates, feedback, written
+    from assistant.collection.topics import candidates, feedback, written
+    from assistant.question.shape import detect
 
     cfg = corpus.settings.collection
     ans = corpus.ask("Which papers spread attention over several devices to handle very long inputs?")
@@ -99,8 +99,8 @@ def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unr
 
 
 def test_a_verb_phrase_topic_reads_quoted_in_the_lists_head() -> None:
-    from assistant.collection import _list_text
-    from assistant.shape import detect
+    from assistant.collection.answer import _list_text
+    from assistant.question.shape import detect
 
     item = ListItem(n=1, doc_id="d", label="Switch", text="Each token is routed to one expert.", source="s")
     text = _list_text(detect("Which papers route each token to an expert?"), [item], 0, 0)
@@ -134,8 +134,8 @@ def test_neighbours_by_meaning_of_an_unwritten_topic_come_under_a_statement(corp
 
 
 def test_unwritten_words_are_the_topics_own_phrase_in_any_spelling() -> None:
-    from assistant.evidence import Idf
-    from assistant.topics import unwritten
+    from assistant.collection.topics import unwritten
+    from assistant.evidence.scoring import Idf
 
     idf = Idf(["Layer normalization in transformers.", "We train SSMs and TBMs on images.", "Colors of images."])
     assert unwritten("layer normalisation", idf) == []  # British spelling of a written word
@@ -148,8 +148,8 @@ def test_unwritten_words_are_the_topics_own_phrase_in_any_spelling() -> None:
 
 
 def test_by_meaning_with_feedback_goes_by_the_feedback_rank_and_cosine() -> None:
-    from assistant.store import StoredDoc
-    from assistant.topics import Candidate, by_meaning
+    from assistant.collection.topics import Candidate, by_meaning
+    from assistant.store.chroma import StoredDoc
 
     def cand(i: int, dense: float, fed: float, fed_rank: int) -> Candidate:
         return Candidate(StoredDoc(f"d{i}", "t", "t", f"L{i}", [], f"w{i}"), 0.1, dense, (0, 1), False, i, fed, fed_rank)
@@ -162,8 +162,8 @@ def test_by_meaning_with_feedback_goes_by_the_feedback_rank_and_cosine() -> None
 
 
 def test_feedback_terms_are_the_heaviest_shared_by_the_feedback_abstracts() -> None:
-    from assistant.evidence import Idf
-    from assistant.topics import expansion
+    from assistant.collection.topics import expansion
+    from assistant.evidence.scoring import Idf
 
     texts = ["State space models scale linearly.", "Selective state space models for language.",
              "Gated state space layers.", "Convolutions for images.", "Images and language."]
@@ -178,7 +178,7 @@ def test_feedback_restates_a_users_topic_from_the_retrievers_best(corpus: Assist
     """Pseudo-relevance feedback re-ranks every candidate (a permutation), and the abstracts it was
     built from rank near the top of it (their centroid is in the query); the words it adds are
     ones those abstracts share."""
-    from assistant.topics import candidates, expansion, feedback
+    from assistant.collection.topics import candidates, expansion, feedback
 
     topic = "spread attention over several devices to handle very long inputs"
     found = candidates(corpus.engine, topic, 40)

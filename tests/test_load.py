@@ -12,7 +12,7 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from assistant import Assistant
-from assistant.ui import start
+from assistant.ui.app import start
 from evals.reliability import (
     Result,
     ask_all_at_once,

@@ -87,7 +87,7 @@ def test_a_sample_through_both_verifiers(sample_run: dict) -> None:
     rows = {r["kind"]: r for r in sample_run["table"]}
     for kind in M.SWAPS:  # caught by the new checks, passed by the word-only ones
         assert rows[kind]["attribution"] >= 5 / 6, rows[kind]
-        # a duplicate is caught by the sentence's form (assistant.degenerate), which both verifiers read
+        # a duplicate is caught by the sentence's form (assistant.verify.degenerate), which both verifiers read
         assert rows[kind]["words_only"] <= 1 / 6 or kind == "duplicate", rows[kind]
     for kind in M.CORRECT:  # correct sentences and paraphrases are kept citing their own abstract
         assert rows[kind]["attribution"] <= 1 / 6, rows[kind]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from assistant import Assistant
-from assistant.conversation import is_follow_up, resolved_question, standalone_question
-from assistant.grounding import names
+from assistant.language.names import names
+from assistant.question.conversation import is_follow_up, resolved_question, standalone_question
 
 DEV = Path(__file__).resolve().parent.parent / "evals" / "datasets" / "dev.jsonl"
 ROWS = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]

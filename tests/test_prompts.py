@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.backends.grammars import grammar_for, pick_grammar
-from assistant.evidence import Sentence
-from assistant.prompts import (
+from assistant.compose.prompts import (
     clipped,
     first_cited_sentence,
     fixed_head,
@@ -23,6 +22,7 @@ from assistant.prompts import (
     system_prompt,
     warm_messages,
 )
+from assistant.evidence.scoring import Sentence
 from assistant.settings import DEFAULT_CORPUS, PromptsSection
 from evals.data import DATASETS_DIR
 

@@ -14,7 +14,7 @@ from chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from ingest_helpers import FakeEmbedder, distinct_seeds, seed, write_corpus
 
 from assistant.settings import Settings
-from assistant.store import Store
+from assistant.store.chroma import Store
 from ingest.normalize import content_id, normalize_text
 from ingest.pipeline import ingest_paths
 
@@ -25,9 +25,9 @@ RING = "Transformers have emerged as the architecture of choice"
 
 REPLICA = """
 import sys, time
-from assistant import lexical
+from assistant.store import lexical
 from assistant.settings import Settings
-from assistant.store import Store
+from assistant.store.chroma import Store
 s = Settings(data_dir=sys.argv[1], chroma_host="127.0.0.1", chroma_port=int(sys.argv[2]))
 store = Store(s, "onnx:all-MiniLM-L6-v2-int8")
 lex = lexical.open_for(s.data_dir, s.collection_prefix)
@@ -63,7 +63,7 @@ def test_two_replicas_pick_up_an_abstract_ingested_by_a_third(chroma_server: Chr
         write_corpus(tmp_path / "second", [seed(RING)])
         ingester = subprocess.run(
             [sys.executable, "-c", "import sys\nfrom ingest_helpers import FakeEmbedder\nfrom assistant.settings import Settings\n"
-             "from assistant.store import Store\nfrom ingest.pipeline import ingest_paths\n"
+             "from assistant.store.chroma import Store\nfrom ingest.pipeline import ingest_paths\n"
              "s = Settings(data_dir=sys.argv[1], chroma_host='127.0.0.1', chroma_port=int(sys.argv[2]))\n"
              "print(ingest_paths([sys.argv[3]], Store(s, 'onnx:all-MiniLM-L6-v2-int8'), FakeEmbedder(), progress=False).added)",
              str(data_dir), str(chroma_server.port), str(tmp_path / "second")],
@@ -84,7 +84,7 @@ def test_two_replicas_pick_up_an_abstract_ingested_by_a_third(chroma_server: Chr
 def _writer_and_lagging_reader(port: int, tmp_path: Path, n: int, start: int) -> tuple[Store, Any, Settings, str]:
     """A store with ``n`` abstracts ingested by a writer, and a retriever on another data dir
     (no lexical index there: it is behind the store), plus a query that finds the first abstract."""
-    from assistant.retrieval import HybridRetriever
+    from assistant.search.retrieval import HybridRetriever
 
     writer = Settings(data_dir=tmp_path / "writer", chroma_host="127.0.0.1", chroma_port=port)
     write_corpus(tmp_path / "first", distinct_seeds(n, start=start), per_file=n // 2)
@@ -100,8 +100,7 @@ def test_a_replica_leaves_the_index_to_a_running_ingest_and_reconciles_after(chr
     """A replica whose lexical index is behind the store (here: a data dir without its index)
     does not rebuild it while the store says an ingest is running (that ingest's flush brings it
     in line; reconciling per batch read every abstract), and does once the ingest is done."""
-    from assistant import lexical
-
+    from assistant.store import lexical
     store, retriever, reader, query = _writer_and_lagging_reader(chroma_server.port, tmp_path, 12, 200)
     store.mark_ingest("running")
     hits = retriever.retrieve(query, 5)
@@ -118,8 +117,7 @@ def test_a_killed_ingest_stops_holding_replicas_back_once_its_heartbeat_is_stale
     ``store.ingest_stale_after_s`` (before the heartbeat it waited for the next ingest)."""
     import time
 
-    from assistant import lexical
-
+    from assistant.store import lexical
     store, retriever, reader, query = _writer_and_lagging_reader(chroma_server.port, tmp_path, 8, 300)
     stale = reader.store.ingest_stale_after_s
     store.set_flag("ingest", "running", ingest_beat=time.time() - stale / 2)  # alive: wait

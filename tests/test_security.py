@@ -20,7 +20,7 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from assistant import Assistant, Settings
-from assistant.ui import EXAMPLES, UIConfigError, launch_options, start
+from assistant.ui.app import EXAMPLES, UIConfigError, launch_options, start
 from evals.reliability import free_port
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,10 +1,10 @@
-"""The question's shape (assistant/shape.py): fact, list, compare, overview — from English alone."""
+"""The question's shape (assistant/question/shape.py): fact, list, compare, overview — from English alone."""
 
 from __future__ import annotations
 
 import pytest
 
-from assistant.shape import COMPARE, FACT, LIST, OVERVIEW, detect
+from assistant.question.shape import COMPARE, FACT, LIST, OVERVIEW, detect
 
 
 @pytest.mark.parametrize(("question", "topic"), [

@@ -1,4 +1,4 @@
-"""The question's shape re-read by the model where the frames read a fact (assistant/shape_model.py)."""
+"""The question's shape re-read by the model where the frames read a fact (assistant/question/shape_model.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from local_model import model_settings  # noqa: F401  (fixture: the real package
 
 from assistant import Assistant
 from assistant.backends.local import LocalChatModel
-from assistant.settings import Settings
-from assistant.shape import detect
-from assistant.shape_model import (
+from assistant.question.shape import detect
+from assistant.question.shape_model import (
     GRAMMAR,
     NOTE,
     eligible,
@@ -20,6 +19,7 @@ from assistant.shape_model import (
     parse,
     probabilities,
 )
+from assistant.settings import Settings
 from evals.shapes_model import CACHE, FIT_PATH, _cached
 from evals.shapes_model_fit import fit
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.shape import FACT, LIST, OVERVIEW, detect
+from assistant.question.shape import FACT, LIST, OVERVIEW, detect
 
 
 @pytest.mark.parametrize(("question", "topic", "predicate"), [

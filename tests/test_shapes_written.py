@@ -1,4 +1,4 @@
-"""The shape frames widened in session 12 (#21; assistant/shape.py, assistant/shape_frames.py) and the
+"""The shape frames widened in session 12 (#21; assistant/question/shape.py, assistant/question/shape_frames.py) and the
 hand-written shape set (evals/shapes_written.py). Phrasings made up for these tests, none from the set."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from assistant.shape import COMPARE, FACT, LIST, OVERVIEW, detect
+from assistant.question.shape import COMPARE, FACT, LIST, OVERVIEW, detect
 
 
 @pytest.mark.parametrize(("question", "topic"), [

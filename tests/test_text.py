@@ -6,7 +6,7 @@ import bm25s
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.text import (
+from assistant.language.text import (
     CONTROL,
     NO_SPACE_SCRIPT,
     name_like,

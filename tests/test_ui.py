@@ -21,7 +21,7 @@ import pytest
 from assistant import Answer, AnswerSentence, Assistant, Citation, Evidence
 from assistant.backends import local
 from assistant.settings import Settings
-from assistant.ui import available_backends, start
+from assistant.ui.app import available_backends, start
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from gradio_client import Client
 from test_ui import running
 
 from assistant import Assistant, Settings
-from assistant.ui import UIConfigError, launch_options, serve, start
+from assistant.ui.app import UIConfigError, launch_options, serve, start
 
 pytestmark = pytest.mark.slow
 

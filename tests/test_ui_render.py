@@ -7,8 +7,8 @@ import re
 import pytest
 
 from assistant import Answer, AnswerSentence, Citation, Evidence, Hit
-from assistant.ui import UIConfigError, parse_auth, parse_history
-from assistant.ui_render import (
+from assistant.ui.app import UIConfigError, parse_auth, parse_history
+from assistant.ui.render import (
     highlight,
     render_answer,
     render_hits,

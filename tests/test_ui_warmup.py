@@ -13,7 +13,7 @@ from test_ui import running
 
 from assistant import Assistant
 from assistant.backends import local
-from assistant.ui import available_backends, render_model_status
+from assistant.ui.app import available_backends, render_model_status
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""The Verifier's verbatim-quote fast path (assistant/citations.py) over real abstracts and the
+"""The Verifier's verbatim-quote fast path (assistant/verify/citations.py) over real abstracts and the
 real MiniLM: a sentence quoting its cited abstract is kept without embedding anything; everything
 else (a quote cited to the wrong abstract, an edited quote) takes the full path and its checks."""
 
@@ -10,9 +10,9 @@ import pytest
 from conftest import CountingEmbedder
 
 from assistant import Assistant
-from assistant.citations import Verifier, verbatim_key
-from assistant.evidence import SentenceCache
-from assistant.text import split_sentences
+from assistant.evidence.scoring import SentenceCache
+from assistant.language.text import split_sentences
+from assistant.verify.citations import Verifier, verbatim_key
 
 RING = "Ring Attention distributes long sequences across multiple devices while overlapping the communication of key-value blocks"
 FLASH = "FlashAttention IO-aware exact attention tiling reduces reads and writes between GPU HBM and SRAM"

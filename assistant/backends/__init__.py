@@ -1,5 +1,5 @@
 """Answer engines: ``openai`` (any OpenAI-compatible endpoint), ``local`` (embedded llama.cpp) and
-``extractive`` (no LLM: the answer is the evidence sentences, built by ``assistant.extractive``).
+``extractive`` (no LLM: the answer is the evidence sentences, built by ``assistant.compose.extractive``).
 
 Which engines exist and which this installation can use is decided in ``registry``.
 """

@@ -4,7 +4,7 @@ The "pick" reply is up to four sentence numbers (only numbers that were shown, 1
 parseable by construction. The "lead" design runs without a grammar: a one-sentence grammar
 (``[A-Z] [^\\[\\]\\n]{10,240} " [" num "]"``) was measured to slow the first token by 2-3 s and
 generation about 1.5x on 2 cores (/tmp probe, load ~2); the engine instead stops the lead at its
-first citation marker and parses it tolerantly (assistant.prompts.lead_draft).
+first citation marker and parses it tolerantly (assistant.compose.prompts.lead_draft).
 """
 
 from __future__ import annotations

@@ -1,0 +1,110 @@
+"""The LLM backends' synthesis above a list / comparison / overview answer (split out of
+assistant/collection/answer.py, which composes the extracted list itself): one short cited summary,
+verified against the listed abstracts like any answer, or the list alone when the model fails."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from assistant.question.shape import COMPARE, LIST, OVERVIEW
+from assistant.types import (
+    CAVEAT_LIST_BELOW_CUTOFF,
+    CAVEAT_LIST_BY_MEANING,
+    CAVEAT_LIST_NONE,
+    CAVEAT_LIST_UNWRITTEN,
+    Answer,
+)
+from assistant.verify.citations import Verifier, renumber_markers
+
+PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
+# Lists whose head is a hedge get no synthesis: "none of them states it" (list_none), "none writes it;
+# the closest in meaning" (list_by_meaning: a follow-up's filter or a topic no sentence writes), "no
+# abstract mentions it" (list_unwritten), "none besides those listed before reaches the cut-off" (list_below_cutoff). The synthesis says what the listed papers have in common on
+# the question's topic, plainly and above the list, so above its hedge: it would state as their
+# common ground what the answer's own head says no abstract writes (helper P, session 15).
+HEDGED = (CAVEAT_LIST_NONE, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BELOW_CUTOFF)
+SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
+
+
+def with_summary(engine: Any, turn: Any, answer: Answer) -> Answer:
+    """With an LLM backend, a short synthesis of the listed excerpts above the list (prompt per
+    shape: prompts/answer_list.txt, answer_compare.txt, answer_overview.txt), verified like any answer
+    against the abstracts of the items it was shown (``_shown``); unsupported sentences are dropped. The list itself stays
+    extracted and verified; when the model fails or declines, it is shown alone, saying so."""
+    if turn.backend == "extractive" or not answer.citations or answer.caveat_kind in HEDGED \
+            or not _writes_summary(engine, turn, answer):
+        return answer  # (a hedged list: its abstracts are not known to state what was asked, see HEDGED)
+    from assistant.backends import LLMError
+
+    t = time.perf_counter()
+    shown = _shown(engine, turn, answer)
+    try:
+        model = engine.model_factory(turn.backend, engine.settings)
+        raw = _summary_reply(engine, turn, answer, model, len(shown))
+    except (LLMError, RuntimeError, ValueError) as exc:
+        answer.fallback_reason = f"{SUMMARY_FAILED.format(backend=turn.backend)} ({exc})"
+        return answer
+    # Verified against the abstracts the model was shown, each under its position among them: a
+    # synthesis of those items is true of them or of none (a "both papers ..." re-pointed to an item it
+    # never saw says nothing of that item's list), and reading every listed abstract took seconds.
+    sources = [answer.citations[i].text for i in shown]
+    position = {i + 1: p + 1 for p, i in enumerate(shown)}
+    raw = renumber_markers(raw, lambda n: position.get(n, len(shown) + 1))  # [1, 2] and [2-3] too
+    result = Verifier(sources, engine.cache, engine.idf(), engine.settings.verify).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
+    kept = []
+    for s in result.sentences:
+        if s.supported and s.citations:
+            s.citations = [shown[result.order[c - 1]] + 1 for c in s.citations]  # back to the list's numbers
+            kept.append(s)
+    turn.timings["summary"] = time.perf_counter() - t
+    if not kept:
+        answer.fallback_reason = SUMMARY_FAILED.format(backend=turn.backend)
+        return answer
+    for i, spans in result.evidence.items():
+        c = answer.citations[shown[i]]
+        c.evidence = sorted({e.start: e for e in c.evidence + spans}.values(), key=lambda e: e.start)
+    summary = " ".join(s.text + "".join(f"[{n}]" for n in s.citations) for s in kept)
+    answer.text, answer.sentences = f"{summary}\n\n{answer.text}", kept + answer.sentences
+    return answer
+
+
+def _shown(engine: Any, turn: Any, answer: Answer) -> list[int]:
+    """The citations (0-based) whose items the model is shown: the first ``prompts.summary_items``
+    cited items for a "lead" backend, ``collection.overview_max`` for the others."""
+    cfg = engine.settings
+    k = cfg.prompts.summary_items if cfg.prompts.design(turn.backend) == "lead" else cfg.collection.overview_max
+    shown = [i.n - 1 for i in answer.items if i.cited and 0 < i.n <= len(answer.citations)][:k]
+    return shown or list(range(len(answer.citations)))
+
+
+def _writes_summary(engine: Any, turn: Any, answer: Answer) -> bool:
+    """Whether the backend writes a synthesis for this shape: every shape for the "write" backends, a
+    "lead" backend only ``settings.prompts.summary_shapes`` (not a comparison: see that setting)."""
+    cfg = engine.settings.prompts
+    return cfg.design(turn.backend) != "lead" or answer.shape in cfg.summary_shapes
+
+
+def _summary_reply(engine: Any, turn: Any, answer: Answer, model: Any, k: int) -> str:
+    """The model's synthesis. A "lead" backend (the local default) writes ONE sentence in the
+    lead's frame, from the first few items clipped (``prompts.summary_messages``: its prompt head is
+    cached since warm-up), stopped once that sentence is complete: the full prompt (up to 8 items,
+    whole sentences) and a 300-token reply took p50 33.7 s on the local model (docs/local-model.md,
+    "Latency, session 9"). Other backends get every shown item whole, by shape (prompts/answer_list.txt,
+    answer_compare.txt, answer_overview.txt)."""
+    from assistant.compose.prompts import first_cited_sentence, render, summary_messages
+
+    cfg, settings = engine.settings.prompts, engine.settings
+    cited = [i for i in answer.items if i.cited][:k]  # the items of _shown, in order
+    if cfg.design(turn.backend) != "lead":
+        blocks = "\n".join(render("source_block", n=str(i.n), label=i.label, evidence=f"{i.text} {i.reports}".strip())
+                           for i in cited)
+        messages = [{"role": "user", "content": render(PROMPTS[answer.shape], question=answer.question, sources=blocks)}]
+        return model.complete(messages, max_tokens=settings.max_answer_tokens, temperature=settings.temperature)
+    text = ""
+    for delta in model.stream(summary_messages(answer.shape, answer.question, cited, cfg),
+                              max_tokens=cfg.summary_tokens, temperature=settings.temperature):
+        text += delta
+        if (done := first_cited_sentence(text)) is not None:
+            return done
+    return text.strip()
