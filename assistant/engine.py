@@ -44,7 +44,8 @@ from assistant.compose.prompts import (
     picked,
 )
 from assistant.evidence import decision as decision_mod
-from assistant.evidence.scoring import Evidence, Idf, SentenceCache, coverage, score_evidence, terms
+from assistant.evidence.parts import Parts
+from assistant.evidence.scoring import Evidence, SentenceCache, coverage, score_evidence, terms
 from assistant.filters import Filters
 from assistant.language.names import missing_names, names
 from assistant.language.text import ANY_CONTROL
@@ -53,15 +54,15 @@ from assistant.question.conversation import (
     resolved_question,
     standalone_question,
 )
-from assistant.search.hits import to_hit
+from assistant.question.reading import Question, read
+from assistant.search.hits import Hits, to_hit
 from assistant.search.retrieval import HybridRetriever
 from assistant.settings import Settings
-from assistant.store.chroma import StoredDoc
+from assistant.store.idf import Idf
 from assistant.types import Answer
 from assistant.verify.citations import Verifier
 from assistant.verify.focus import nominal, unstated_focus
 
-Hits = list[tuple[StoredDoc, float]]
 # fallback_reason of a "lead" decline that the decision overrules (_model_declined)
 DECLINE_OVERRULED = "the model declined (no direct answer in the sources), overruled: the decision is confident"
 
@@ -83,6 +84,7 @@ class Turn:
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # each signal's ranked list
     asked: str = ""  # what evidence is scored against
     scoped: str = ""  # the refusal's words when only the listed works were read (followups.scope_to_listed)
+    read: Question | None = None  # the question, read once (question.reading)
     evidence: Evidence | None = None
     decision: decision_mod.Decision | None = None
     filters: Filters | None = None  # retrieval ranks within the abstracts these admit (assistant/filters.py)
@@ -97,6 +99,11 @@ class AnswerEngine:
         self.retriever = retriever
         self.cache = cache
         self.model_factory = model_factory
+
+    @property
+    def parts(self) -> Parts:
+        """What the stages are handed: the settings and the parts of this index."""
+        return Parts(self.settings, self.retriever, self.cache, self.model_factory)
 
     def idf(self) -> Idf:
         return self.retriever.idf()
@@ -127,9 +134,16 @@ class AnswerEngine:
         self._retrieve(turn, base)
         self._decide(turn)
         assert turn.decision is not None
-        if (shaped := shaped_answer(self, base, turn)) is not None:  # lists, comparisons, overviews (H3)
-            yield shaped.text  # the extracted list at once; an LLM's synthesis (seconds) goes above it
-            yield self._finish(with_summary(self, turn, shaped), turn)
+        assert turn.read is not None
+        shaped = shaped_answer(self.parts, base, turn.read, turn.hits, turn.decision)  # lists, comparisons, overviews (H3)
+        turn.timings.update(shaped.timings)
+        if shaped.answer is not None:
+            turn.note = " ".join(filter(None, [turn.note, shaped.note]))
+            yield shaped.answer.text  # the extracted list at once; an LLM's synthesis (seconds) goes above it
+            answer, seconds = with_summary(self.parts, turn.backend, shaped.answer)
+            if seconds is not None:
+                turn.timings["summary"] = seconds
+            yield self._finish(answer, turn)
             return
         if turn.decision.outcome == "refuse":
             yield self._refusal(base, turn)
@@ -142,7 +156,9 @@ class AnswerEngine:
         yield from self._llm(base, turn)
 
     def _retrieve(self, turn: Turn, base: Answer) -> None:
-        query = standalone_question(turn.question, turn.history, self.settings.answer.short_question_terms)
+        q = turn.read = read(turn.question, turn.history, turn.backend, turn.k, turn.exclude, turn.filters,
+                             self.settings.answer.short_question_terms)
+        query = q.standalone
         condensed = query != turn.question and turn.backend == "openai"
         if condensed:
             query = self._condense(turn, base)
@@ -150,7 +166,9 @@ class AnswerEngine:
         n = max(self.settings.candidates, turn.k + 5)
         turn.lists = self.retriever.signals(query, n, filters=turn.filters, exclude=turn.exclude)
         turn.hits = self.retriever.retrieve(query, turn.k, exclude=turn.exclude, lists=turn.lists, filters=turn.filters)
-        scope_to_listed(self, turn, query)  # a superlative over a list reads the listed works only (followups.py)
+        scoped = scope_to_listed(self.parts, q, turn.lists, query)  # a superlative over a list reads the listed works only
+        if scoped is not None:
+            turn.hits, turn.scoped = scoped
         turn.asked = query if condensed else evidence_question(turn.question, turn.history, turn.hits[0][0].original if turn.hits else "", self.settings.answer.short_question_terms)
         turn.timings["retrieve"] = time.perf_counter() - turn.t0
 

@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default ./.assistant, ingested if empty)")
     ap.add_argument("--out", default=str(CALIBRATION_PATH))
     args = ap.parse_args(argv)
-    from assistant.evidence.scoring import Idf
+    from assistant.store.idf import Idf
     from evals.fit import open_assistant
 
     assistant = open_assistant(args.data_dir)

@@ -45,10 +45,10 @@ WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 def collect(assistant: Any) -> list[dict[str, Any]]:
     """Per follow-up session: the answer now (text, cited works and quotes) and, per abstract of the
     previous list, its sentences with their cosines (filter as asked, its topic)."""
-    from assistant.collection.followups import docs_of_quotes, previous_list
+    from assistant.collection.followups import docs_of_quotes
     from assistant.collection.topics import rescored
     from assistant.evidence.scoring import embed
-    from assistant.question.conversation import standalone_question
+    from assistant.question.conversation import previous_list, standalone_question
     from assistant.question.shape import detect
     from evals.answers import baseline_answer
 
@@ -68,13 +68,13 @@ def collect(assistant: Any) -> list[dict[str, Any]]:
         shape = detect(r["question"], previous_was_list=True)
         naive = baseline_answer(assistant, asked[r["id"]], standalone_question(r["question"], history), all_docs)[0] \
             if r["id"] in asked and r.get("key_points") else float("nan")
-        docs = docs_of_quotes(engine, previous_list(history))
+        docs = docs_of_quotes(engine.parts, previous_list(history))
         # what the answer shows of each abstract: a cited line, or the "none mentions" answer's uncited closest
         cited = {i.doc_id: i.text for i in ans.items if i.cited or f"- {i.label} — {i.text}" in ans.text}
         listed = []
         if docs and shape.follow_up:
             q = embed(engine.cache.embedder, [shape.predicate or shape.topic, shape.topic])
-            by_topic = rescored(engine, shape.topic, docs)  # the word path's quote now, and whether each writes every topic word
+            by_topic = rescored(engine.parts, shape.topic, docs)  # the word path's quote now, and whether each writes every topic word
             for d, t, (spans, vecs) in zip(docs, by_topic, engine.cache.get([d.original for d in docs]), strict=True):
                 sims = (vecs @ q.T).tolist() if len(vecs) else []
                 listed.append({"work": d.work_id, "doc": d.doc_id, "cited": d.doc_id in cited, "quote": cited.get(d.doc_id, ""),

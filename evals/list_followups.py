@@ -50,9 +50,9 @@ RATIOS = [round(0.05 * i, 2) for i in range(19)]  # 0: the absolute bar alone (t
 def features(assistant: Any) -> list[dict[str, Any]]:
     """Per follow-up: its listed abstracts' (lexical for the topic, cosine with the predicate, cosine
     with the topic, work id), and the gold works."""
-    from assistant.collection.followups import docs_of_quotes, previous_list
+    from assistant.collection.followups import docs_of_quotes
     from assistant.collection.topics import rescored
-    from assistant.question.conversation import standalone_question
+    from assistant.question.conversation import previous_list, standalone_question
     from assistant.question.shape import detect
     from evals.answers import baseline_answer
 
@@ -67,7 +67,7 @@ def features(assistant: Any) -> list[dict[str, Any]]:
         prev = assistant.ask(first, backend="extractive")
         history = [{"role": "user", "content": first}, {"role": "assistant", "content": prev.text}]
         shape = detect(r["question"], previous_was_list=True)
-        docs = docs_of_quotes(engine, previous_list(history))
+        docs = docs_of_quotes(engine.parts, previous_list(history))
         # the naive baseline's key points (the top abstracts' best sentences, evals.answers.baseline_answer)
         naive = baseline_answer(assistant, asked[r["id"]], standalone_question(r["question"], history), all_docs)[0] \
             if r["id"] in asked and r.get("key_points") else float("nan")
@@ -75,8 +75,8 @@ def features(assistant: Any) -> list[dict[str, Any]]:
         if not shape.follow_up or not docs:
             out.append({**base, "cands": [], "detected": shape.follow_up})
             continue
-        by_topic = rescored(engine, shape.topic, docs)
-        by_predicate = rescored(engine, shape.predicate or shape.topic, docs)
+        by_topic = rescored(engine.parts, shape.topic, docs)
+        by_predicate = rescored(engine.parts, shape.predicate or shape.topic, docs)
         quotes = _quotes(engine, shape, docs)
         out.append({**base, "detected": True, "topic": shape.topic,
                     "cands": [(t.lexical, p.dense, t.dense, t.doc.work_id, t.mentions, *q)
@@ -90,11 +90,11 @@ def _quotes(engine: Any, shape: Any, docs: list[Any]) -> list[tuple[str, str]]:
     from assistant.collection.followups import _stating, filter_vectors, quote_stating
     from assistant.collection.topics import rescored
 
-    found = rescored(engine, shape.topic, docs)
+    found = rescored(engine.parts, shape.topic, docs)
     if shape.predicate and shape.predicate != shape.topic:
-        for c, p in zip(found, rescored(engine, shape.predicate, docs), strict=True):
+        for c, p in zip(found, rescored(engine.parts, shape.predicate, docs), strict=True):
             c.dense = p.dense
-    quote_stating(engine, shape, found, q_vecs := filter_vectors(engine, shape))
+    quote_stating(engine.parts, shape, found, q_vecs := filter_vectors(engine.parts, shape))
     out = []
     for c, (spans, vecs) in zip(found, engine.cache.get([c.doc.original for c in found]), strict=True):
         a, b = spans[_stating(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1))] if len(vecs) else c.sentence

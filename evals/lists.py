@@ -299,11 +299,11 @@ def _features(assistant: Any, questions: list[Any], n: int | None = None) -> lis
     out = []
     for q in questions:
         topic = detect(q.text).topic or q.text
-        cands = candidates(engine, topic, n or assistant.settings.collection.candidates)
+        cands = candidates(engine.parts, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
         fed = {}  # by meaning with feedback from the best fb candidates: (rank, cosine, work) by rank, and the best cosine
         for fb in [x for x in FEEDBACK if x and not written(cands, PHRASE)]:
-            feedback(engine, topic, cands, fb)
+            feedback(engine.parts, topic, cands, fb)
             ranked = sorted(cands, key=lambda c: c.feedback_rank)
             fed[fb] = ([(c.feedback_rank, c.feedback, c.doc.work_id) for c in ranked[: max(RANKS)]],
                        max(c.feedback for c in cands))

@@ -113,8 +113,8 @@ def variant_features(assistant: Any) -> list[dict[str, Any]]:
         if _written(f):
             continue
         topic = detect(q.text).topic or q.text
-        found = candidates(engine, topic, assistant.settings.collection.candidates)
-        feedback(engine, topic, found, 5)
+        found = candidates(engine.parts, topic, assistant.settings.collection.candidates)
+        feedback(engine.parts, topic, found, 5)
         q_vec = embed(engine.cache.embedder, [topic])[0]
         sentences = engine.cache.get([c.doc.original for c in found])
         f["x"] = [{"w": c.doc.work_id, "rank": c.rank, "dense": c.dense, "lex": c.lexical, "fb": c.feedback,

@@ -73,8 +73,8 @@ def _record(assistant: Any, model: Any, q: Any, n: int, words: int, written_too:
     if rec["written"] and not written_too:
         return rec
     topic = detect(q.text).topic or q.text
-    found = candidates(engine, topic, assistant.settings.collection.candidates)
-    feedback(engine, topic, found, assistant.settings.collection.meaning_feedback)
+    found = candidates(engine.parts, topic, assistant.settings.collection.candidates)
+    feedback(engine.parts, topic, found, assistant.settings.collection.meaning_feedback)
     q_vec = embed(engine.cache.embedder, [topic])[0]
     rec["x"] = [{"w": c.doc.work_id, "rank": c.rank, "dense": c.dense, "lex": c.lexical, "fb": c.feedback,
                  "fb_rank": c.feedback_rank} for c in found]

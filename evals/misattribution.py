@@ -365,9 +365,10 @@ def format_table(result: dict[str, Any]) -> str:
 
 
 def _parts() -> tuple[Any, Any, Any]:
-    from assistant.evidence.scoring import Idf, SentenceCache
+    from assistant.evidence.scoring import SentenceCache
     from assistant.settings import Settings
     from assistant.store.embeddings import make_embedder
+    from assistant.store.idf import Idf
 
     embedder = make_embedder(Settings())
     corpus = load_corpus()

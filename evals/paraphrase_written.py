@@ -107,7 +107,7 @@ def _gold_text(assistant: Any, rows: list[dict[str, Any]]) -> list[tuple[dict[st
 
 
 def build(assistant: Any) -> dict[str, Any]:
-    from assistant.evidence.scoring import Idf
+    from assistant.store.idf import Idf
 
     docs = assistant.retriever.docs()
     idf = Idf(d.text for d in docs.values())

@@ -68,7 +68,7 @@ def evidence_of(engine: Any, question: str, k: int) -> dict[str, Any]:
     cfg = engine.settings.collection
     from assistant.collection.topics import candidates
 
-    listed = sorted((c.relevance(cfg.lexical_weight) for c in candidates(engine, question, 40)), reverse=True)
+    listed = sorted((c.relevance(cfg.lexical_weight) for c in candidates(engine.parts, question, 40)), reverse=True)
     return {"listed": [round(v, 4) for v in listed[:20]], "cutoff": cfg.cutoff, "relevances": [round(r, 4) for r in turn.relevances],
             "outcome": turn.decision.outcome if turn.decision else "refuse",
             "chunk": [round(chunk.get(d, 0.0), 4) for d in ids], "abstract": [round(abstract.get(d, 0.0), 4) for d in ids],

@@ -12,7 +12,8 @@ import pytest
 
 from assistant import Assistant
 from assistant.compose.extractive import background, choose, quantity_unstated, unstated
-from assistant.evidence.scoring import Evidence, Idf, Sentence, terms
+from assistant.evidence.scoring import Evidence, Sentence, terms
+from assistant.store.idf import Idf
 
 CFG = SimpleNamespace(lexical_weight=0.5, retrieval_prior=0.0, top_doc_sentences=3, other_doc_share=0.5, max_sentences=4,
                       context_weight=1.0)

@@ -81,7 +81,8 @@ def test_separation_features_read_the_signals_as_the_collection_ranks_them() -> 
 
 def test_rare_words_are_the_ones_the_collection_holds() -> None:
     from assistant.evidence.decision import rare_coverage
-    from assistant.evidence.scoring import Idf, terms
+    from assistant.evidence.scoring import terms
+    from assistant.store.idf import Idf
 
     idf = Idf(["sparse attention kernel", "sparse attention memory", "attention heads", "tokenizer vocabulary"])
     q = terms("Which sparse attention kernel saves memory with a zorblax?")  # zorblax: no abstract holds it
@@ -94,7 +95,8 @@ def test_rare_words_are_the_ones_the_collection_holds() -> None:
 
 def test_idf_without_texts_equals_the_idf_of_the_rest() -> None:
     from assistant.evidence.decision import rare_coverage
-    from assistant.evidence.scoring import Idf, terms
+    from assistant.evidence.scoring import terms
+    from assistant.store.idf import Idf
 
     texts = ["sparse attention kernel", "sparse attention memory", "attention heads", "tokenizer vocabulary"]
     full, rest = Idf(texts), Idf(texts[1:])

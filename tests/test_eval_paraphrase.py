@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from assistant import Assistant
-from assistant.evidence.scoring import Idf
+from assistant.store.idf import Idf
 from evals.calibration import MAX_RARE_HELD
 from evals.data import resolve_anchors
 from evals.paraphrase_written import OUT_PATH, SOURCE_PATH, drawn, figures

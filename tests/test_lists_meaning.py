@@ -87,9 +87,9 @@ def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unr
     assert "closest in meaning" in ans.text.splitlines()[0] and all(s.supported for s in ans.sentences)
     assert "no sentence writes those words together" in ans.text.splitlines()[0]  # what `written` checked, no more
     assert ans.caveat == ans.text.splitlines()[0] and ans.caveat_kind == "list_by_meaning"  # a hedge, never plain
-    found = candidates(corpus.engine, detect(ans.question).topic, cfg.candidates)
+    found = candidates(corpus.engine.parts, detect(ans.question).topic, cfg.candidates)
     assert not written(found, cfg.phrase_lexical)  # no abstract writes the topic's words
-    feedback(corpus.engine, detect(ans.question).topic, found, cfg.meaning_feedback)
+    feedback(corpus.engine.parts, detect(ans.question).topic, found, cfg.meaning_feedback)
     rank, score = (("feedback_rank", "feedback") if cfg.meaning_feedback else ("rank", "dense"))
     top = max(getattr(c, score) for c in found)
     near = {c.doc.doc_id for c in found if getattr(c, rank) < cfg.meaning_rank and getattr(c, score) >= cfg.meaning_ratio * top}
@@ -135,7 +135,7 @@ def test_neighbours_by_meaning_of_an_unwritten_topic_come_under_a_statement(corp
 
 def test_unwritten_words_are_the_topics_own_phrase_in_any_spelling() -> None:
     from assistant.collection.topics import unwritten
-    from assistant.evidence.scoring import Idf
+    from assistant.store.idf import Idf
 
     idf = Idf(["Layer normalization in transformers.", "We train SSMs and TBMs on images.", "Colors of images."])
     assert unwritten("layer normalisation", idf) == []  # British spelling of a written word
@@ -163,7 +163,7 @@ def test_by_meaning_with_feedback_goes_by_the_feedback_rank_and_cosine() -> None
 
 def test_feedback_terms_are_the_heaviest_shared_by_the_feedback_abstracts() -> None:
     from assistant.collection.topics import expansion
-    from assistant.evidence.scoring import Idf
+    from assistant.store.idf import Idf
 
     texts = ["State space models scale linearly.", "Selective state space models for language.",
              "Gated state space layers.", "Convolutions for images.", "Images and language."]
@@ -181,8 +181,8 @@ def test_feedback_restates_a_users_topic_from_the_retrievers_best(corpus: Assist
     from assistant.collection.topics import candidates, expansion, feedback
 
     topic = "spread attention over several devices to handle very long inputs"
-    found = candidates(corpus.engine, topic, 40)
-    feedback(corpus.engine, topic, found, 5)
+    found = candidates(corpus.engine.parts, topic, 40)
+    feedback(corpus.engine.parts, topic, found, 5)
     assert sorted(c.feedback_rank for c in found) == list(range(len(found)))
     assert all(-1.0 <= c.feedback <= 1.0 for c in found) and len({round(c.feedback, 6) for c in found}) > 1
     seeds = [c for c in found if c.rank < 5]

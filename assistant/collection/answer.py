@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from dataclasses import dataclass, field
 
 from assistant.collection.compare import compared_answer, list_item, make_citation, verify_claims
 from assistant.collection.followups import caveat as meaning_caveat
@@ -62,7 +62,6 @@ from assistant.collection.followups import (
     closest_in_meaning,
     docs_of_quotes,
     filter_vectors,
-    previous_list,
     quote_stating,
 )
 from assistant.collection.topics import (
@@ -74,13 +73,17 @@ from assistant.collection.topics import (
     unwritten,
     written,
 )
+from assistant.evidence.decision import Decision
+from assistant.evidence.parts import Parts
 from assistant.evidence.scoring import terms
 from assistant.language.names import mentioned
 from assistant.language.names import names as name_phrases
 from assistant.language.text import TOKEN_PATTERN
 from assistant.question import shape_model
-from assistant.question.shape import COMPARE, LIST, OVERVIEW, Shape, detect
-from assistant.search.hits import to_hit
+from assistant.question.conversation import previous_list
+from assistant.question.reading import Question
+from assistant.question.shape import COMPARE, LIST, OVERVIEW, Shape
+from assistant.search.hits import Hits, to_hit
 from assistant.store.chroma import StoredDoc
 from assistant.types import (
     CAVEAT_LIST_BELOW_CUTOFF,
@@ -102,41 +105,56 @@ OTHER_GROUP = "Other work"
 
 
 # --- the engine's branch --------------------------------------------------------------------------
-def shaped_answer(engine: Any, base: Answer, turn: Any) -> Answer | None:
+@dataclass
+class Shaped:
+    """The collection branch's result: its answer (None: the ordinary path answers), the time each
+    of its steps took, and its note below the answer."""
+
+    answer: Answer | None
+    timings: dict[str, float] = field(default_factory=dict)
+    note: str = ""
+    reading: shape_model.Reread | None = None  # the shape as the model re-read it
+
+
+def shaped_answer(parts: Parts, base: Answer, question: Question, hits: Hits, decision: Decision | None) -> Shaped:
     """The answer for a list / compare / overview question, or None for the ordinary path; the
-    LLM backends' synthesis is added above it afterwards (``collection_summary.with_summary``), so
+    LLM backends' synthesis is added above it afterwards (``collection.summary.with_summary``), so
     the extracted list can be shown while the model writes."""
     t = time.perf_counter()
-    answer = _shaped(engine, base, turn)
-    if answer is not None:
-        turn.timings["collection"] = time.perf_counter() - t
-        shape_model.note(turn, answer)  # an overview the model chose says so
-    return answer
+    shaped = Shaped(None)
+    answer = shaped.answer = _shaped(parts, base, question, hits, decision, shaped)
+    if answer is not None and shaped.reading is not None:
+        shaped.timings["collection"] = time.perf_counter() - t
+        shaped.note = shape_model.note(shaped.reading, answer, question.backend)  # an overview the model chose says so
+    return shaped
 
 
-def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
-    quotes = previous_list(turn.history)
-    shape = detect(turn.question, previous_was_list=bool(quotes))
+def _shaped(parts: Parts, base: Answer, question: Question, hits: Hits, decision: Decision | None,
+            shaped: Shaped) -> Answer | None:
+    quotes, shape = question.listed, question.shape
     # The model's re-reading (shape_model.reread) is shown the question alone and its bar was fitted on
     # standalone questions only (evals/shapes_model: no follow-up among them). A follow-up leans on the
     # conversation for its referent ("do they use images?" after a list asks about that list), so an
     # overview of its own words would answer about the whole collection: it keeps the frames' reading.
     # (The engine rewrites exactly the follow-ups, conversation.is_follow_up, into a standalone question.)
+    shaped.reading = shape_model.Reread(shape)
     if base.standalone_question is None:
-        shape = shape_model.reread(engine, turn, shape)
+        shaped.reading = shape_model.reread(parts.settings, parts.model_factory, question)
+        if shaped.reading.seconds is not None:
+            shaped.timings["shape_model"] = shaped.reading.seconds
+        shape = shaped.reading.shape
     if shape.is_fact:
         return None
-    decision = turn.decision
-    cfg = engine.settings.collection
+    cfg = parts.settings.collection
     if shape.kind == COMPARE:
-        return compared_answer(engine, base, shape, turn.exclude)
+        return compared_answer(parts, base, shape, question.exclude)
     if shape.follow_up:
-        docs = docs_of_quotes(engine, quotes)
+        docs = docs_of_quotes(parts, quotes)
         if not docs:
             return None
-        picked = _follow_up(engine, base, shape, docs)
+        picked = _follow_up(parts, base, shape, docs)
         return picked  # no synthesis of abstracts that do not state the filter (with_summary: list_none)
-    found = candidates(engine, shape.topic, max(cfg.candidates, turn.k), turn.exclude)
+    found = candidates(parts, shape.topic, max(cfg.candidates, question.k), question.exclude)
     missing = decision.missing if decision is not None else []
     if any(not any(mentioned(name, c.doc.original) for c in found) for name in missing):
         return None  # a named thing none of the abstracts read mentions: the refusal says so
@@ -156,39 +174,39 @@ def _shaped(engine: Any, base: Answer, turn: Any) -> Answer | None:
                and not written(found, cfg.phrase_lexical))
     below = False  # by meaning, even the best candidate is below the floor
     if meaning:  # no abstract writes the topic's words: by the retriever's rank and relative cosine
-        listed, below = _by_meaning(engine, shape, found, turn.exclude)
-    absent = unwritten(shape.topic, engine.retriever.idf(turn.exclude))
+        listed, below = _by_meaning(parts, shape, found, question.exclude)
+    absent = unwritten(shape.topic, parts.retriever.idf(question.exclude))
     if absent and (below or not cfg.meaning_unwritten):
         listed = []  # no abstract can be about a subject none names: the refusal says so, with the closest
     further = [c for c in ranked if c not in listed and c.mentions]
-    before = _listed_before(engine, shape, quotes) & {c.doc.work_id for c in listed + further}  # those on this topic
+    before = _listed_before(parts, shape, quotes) & {c.doc.work_id for c in listed + further}  # those on this topic
     if before:  # "Any other papers on X?": the same rule, less the works the last list showed
         listed = [c for c in listed if c.doc.work_id not in before]
         further = [c for c in further if c.doc.work_id not in before]
         if not listed:
-            return _none_besides(engine, base, shape, len(before), further)
+            return _none_besides(parts, base, shape, len(before), further)
     if not listed:
-        return _none_about(base, shape, turn, absent) if absent else None
+        return _none_about(base, shape, hits, absent) if absent else None
     cap = cfg.overview_max if shape.kind == OVERVIEW else cfg.display_max
     if absent:
         # a word of the topic no abstract writes: nothing listed writes the topic, say so before the neighbours
         base.caveat = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}; the "
                        f"{min(len(listed), cap)} closest in meaning to {_topic_text(shape)} are listed, which may not be about it:")
         base.caveat_kind = CAVEAT_LIST_UNWRITTEN
-    answer = _listing(engine, base, shape, listed, further, cap, meaning, len(before))
+    answer = _listing(parts, base, shape, listed, further, cap, meaning, len(before))
     if meaning and not answer.caveat:
         # none of the listed abstracts writes the topic: a list by meaning is a hedge, never a plain answer
         answer.caveat, answer.caveat_kind = answer.text.split("\n", 1)[0], CAVEAT_LIST_BY_MEANING
     return answer
 
 
-def _by_meaning(engine: Any, shape: Shape, found: list[Candidate], exclude: set[str] | None) -> tuple[list[Candidate], bool]:
+def _by_meaning(parts: Parts, shape: Shape, found: list[Candidate], exclude: set[str] | None) -> tuple[list[Candidate], bool]:
     """The list by meaning (``topics.by_meaning``, the topic restated by ``topics.feedback``) and
     whether even the best candidate is below ``meaning_floor``; below it, the closest by the same
     rank and ratio, a hedge like any list by meaning (the head says what was checked, no more; the
     single-fact answer it replaces quoted one neighbour plainly: docs/measurements.md, session 16)."""
-    cfg = engine.settings.collection
-    feedback(engine, shape.topic, found, cfg.meaning_feedback, exclude)  # restated from its best candidates
+    cfg = parts.settings.collection
+    feedback(parts, shape.topic, found, cfg.meaning_feedback, exclude)  # restated from its best candidates
     # A topic that names something ("the RASP language", "a model called Zebra") is about that
     # thing: an abstract that never mentions the name is not on it, however close in meaning.
     named = name_phrases(shape.topic)
@@ -199,20 +217,20 @@ def _by_meaning(engine: Any, shape: Shape, found: list[Candidate], exclude: set[
     return [c for c in listed if all(mentioned(n, c.doc.original) for n in named)], below
 
 
-def _listed_before(engine: Any, shape: Shape, quotes: list[str]) -> set[str]:
+def _listed_before(parts: Parts, shape: Shape, quotes: list[str]) -> set[str]:
     """The works the last list showed, when the question asks for more of a kind ("Any other papers
     on X?", ``Shape.more``): "other / more / else" presuppose that list, so its works are known to
     the user and are not the new ones asked for (a list repeating them would answer "no" as "yes")."""
-    return {d.work_id for d in docs_of_quotes(engine, quotes)} if shape.more and quotes else set()
+    return {d.work_id for d in docs_of_quotes(parts, quotes)} if shape.more and quotes else set()
 
 
-def _none_besides(engine: Any, base: Answer, shape: Shape, shown: int, further: list[Candidate]) -> Answer:
+def _none_besides(parts: Parts, base: Answer, shape: Shape, shown: int, further: list[Candidate]) -> Answer:
     """Nothing on the topic reaches the cut-off besides the works listed before: the answer says exactly
     that ("No abstract in the collection is on X" would be false: the ones listed before are). Those
     left that share the topic's words below the cut-off are counted and kept in ``items``, uncited, as
     the last list's closing line kept them: sharing a stem is not being about the topic ("continual"
     and "continuous" share one), so none is cited as if it were."""
-    w = engine.settings.collection.lexical_weight
+    w = parts.settings.collection.lexical_weight
     base.shape, base.caveat_kind = shape.kind, CAVEAT_LIST_BELOW_CUTOFF if further else CAVEAT_LIST_NONE
     base.text = base.caveat = f"No abstract besides the {shown} listed before reaches the relevance cut-off for {_topic_text(shape)}."
     if further:
@@ -223,7 +241,7 @@ def _none_besides(engine: Any, base: Answer, shape: Shape, shown: int, further: 
     return base
 
 
-def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Answer:
+def _none_about(base: Answer, shape: Shape, hits: Hits, absent: list[str]) -> Answer:
     """A list of nothing whose topic has a word no abstract writes: a refusal that says so, with the
     retriever's closest three (as the engine's refusal shows them), instead of the ordinary answer
     path, which would quote the closest sentences for a subject the collection never names."""
@@ -231,37 +249,37 @@ def _none_about(base: Answer, shape: Shape, turn: Any, absent: list[str]) -> Ans
     base.text = (f"No abstract in the collection mentions {' or '.join(repr(w) for w in absent)}, so none is about "
                  f"{_topic_text(shape)}.")
     base.caveat, base.caveat_kind = base.text, CAVEAT_LIST_NONE
-    base.closest = [to_hit(doc, score, i + 1) for i, (doc, score) in enumerate(turn.hits[:3])]
+    base.closest = [to_hit(doc, score, i + 1) for i, (doc, score) in enumerate(hits[:3])]
     if base.closest:
         base.text += " The closest abstracts are listed below; none of them is about it."
     return base
 
 
-def _follow_up(engine: Any, base: Answer, shape: Shape, docs: list[StoredDoc]) -> Answer:
+def _follow_up(parts: Parts, base: Answer, shape: Shape, docs: list[StoredDoc]) -> Answer:
     """The listed abstracts that state the follow-up's filter: lexical score for its topic, cosine
     of the best sentence with the filter as asked (its verb kept: ``Shape.predicate``), weighed and
     cut by the follow-up's own constants (fitted by ``python -m evals.list_followups fit``: the
     abstracts are already on the list's topic). When none reaches the cut-off the answer says so
     and shows the closest three under that statement (``_none_follows``)."""
-    cfg = engine.settings.collection
-    found = rescored(engine, shape.topic, docs)
+    cfg = parts.settings.collection
+    found = rescored(parts, shape.topic, docs)
     if shape.predicate and shape.predicate != shape.topic:
-        for c, p in zip(found, rescored(engine, shape.predicate, docs), strict=True):
+        for c, p in zip(found, rescored(parts, shape.predicate, docs), strict=True):
             c.dense = p.dense
-    quote_stating(engine, shape, found, q_vecs := filter_vectors(engine, shape))  # the sentence stating the filter
+    quote_stating(parts, shape, found, q_vecs := filter_vectors(parts, shape))  # the sentence stating the filter
     w = cfg.followup_lexical_weight
     ranked = sorted(found, key=lambda c: -c.relevance(w))
     listed = [c for c in ranked if c.relevance(w) >= cfg.followup_cutoff]
     if listed:
-        return _listing(engine, base, shape, listed, [], cfg.display_max)
-    meant = [] if any(c.mentions for c in ranked) else closest_in_meaning(engine, shape, ranked, q_vecs)
+        return _listing(parts, base, shape, listed, [], cfg.display_max)
+    meant = [] if any(c.mentions for c in ranked) else closest_in_meaning(parts, shape, ranked, q_vecs)
     if meant:  # none writes the filter's words; these state something close to it (assistant/collection/followups.py)
         base.caveat, base.caveat_kind = meaning_caveat(shape, len(ranked), len(meant)), CAVEAT_LIST_BY_MEANING
-        return _listing(engine, base, shape, meant, [], cfg.display_max)
-    return _none_follows(engine, base, shape, ranked)
+        return _listing(parts, base, shape, meant, [], cfg.display_max)
+    return _none_follows(parts, base, shape, ranked)
 
 
-def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidate]) -> Answer:
+def _none_follows(parts: Parts, base: Answer, shape: Shape, ranked: list[Candidate]) -> Answer:
     """No listed abstract reaches the follow-up's cut-off. The answer claims only what was checked,
     the words. When no listed abstract writes all of the filter's words, "none mentions 'X'" is
     true, and the closest three (by meaning alone) are neighbours, not cited: a citation marks a
@@ -270,7 +288,7 @@ def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidat
     "Theoretically, we show" for "a theoretical analysis"), it may state the filter in other
     words: the answer says none *clearly* states it and cites the closest three, naming the
     filter's words they write."""
-    closest, w = ranked[:3], engine.settings.collection.followup_lexical_weight
+    closest, w = ranked[:3], parts.settings.collection.followup_lexical_weight
     base.caveat_kind, base.shape = CAVEAT_LIST_NONE, shape.kind
     if not any(c.mentions for c in ranked):
         base.caveat = (f"None of the {len(ranked)} abstracts listed before mentions {shape.topic!r}; the "
@@ -278,7 +296,7 @@ def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidat
         base.items = [_uncited(c, w, above_cutoff=False) for c in closest]
         base.text = "\n".join([base.caveat] + [f"- {i.label} — {i.text}" for i in base.items])
         return base
-    idf = engine.idf()
+    idf = parts.idf()
     words = sorted({word: t[0] for word in TOKEN_PATTERN.findall(shape.topic) if len(t := terms(word)) == 1}.items(),
                    key=lambda wt: -idf(wt[1]))
     held = [{t for _, t in words} & set(terms(c.quote)) for c in closest]
@@ -287,7 +305,7 @@ def _none_follows(engine: Any, base: Answer, shape: Shape, ranked: list[Candidat
     which = "" if not shared else f", which write {shared}" if all(held) else f", some of which write {shared}"
     base.caveat = (f"None of the {len(ranked)} abstracts listed before clearly states {shape.topic!r}; "
                    f"the closest {len(closest)} of them{which}:")
-    return _listing(engine, base, shape, closest, [], engine.settings.collection.display_max)
+    return _listing(parts, base, shape, closest, [], parts.settings.collection.display_max)
 
 
 # --- verification ---------------------------------------------------------------------------------
@@ -301,13 +319,13 @@ def _group(doc: StoredDoc) -> str:
     return next((name for name, pattern in _GROUPS if pattern.search(doc.original)), OTHER_GROUP)
 
 
-def _listing(engine: Any, base: Answer, shape: Shape, listed: list[Candidate], further: list[Candidate], cap: int,
+def _listing(parts: Parts, base: Answer, shape: Shape, listed: list[Candidate], further: list[Candidate], cap: int,
              meaning: bool = False, besides: int = 0) -> Answer:
-    w = engine.settings.collection.lexical_weight
+    w = parts.settings.collection.lexical_weight
     shown, beyond = listed[:cap], listed[cap:]
     items: list[ListItem] = []
     for c in shown:
-        [(ok, evidence)] = verify_claims(engine, c.doc, [c.quote])
+        [(ok, evidence)] = verify_claims(parts, c.doc, [c.quote])
         if not ok:
             beyond.append(c)
             continue

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from assistant.collection.topics import best_sentence
+from assistant.evidence.parts import Parts
 from assistant.evidence.scoring import terms
 from assistant.language.names import mentioned
 from assistant.language.text import split_sentences
@@ -30,9 +31,9 @@ from assistant.verify.citations import Verifier
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|x\b|×)?")
 
 
-def verify_claims(engine: Any, doc: StoredDoc, claims: list[str]) -> list[tuple[bool, list[Evidence]]]:
+def verify_claims(parts: Parts, doc: StoredDoc, claims: list[str]) -> list[tuple[bool, list[Evidence]]]:
     """Each claim checked against ``doc`` by the citation Verifier (as every answer is)."""
-    verifier = Verifier([doc.original], engine.cache, engine.idf(), engine.settings.verify)
+    verifier = Verifier([doc.original], parts.cache, parts.idf(), parts.settings.verify)
     out = []
     for claim in claims:
         result = verifier.verify(f"{claim} [1]")
@@ -53,9 +54,9 @@ def make_citation(doc: StoredDoc, n: int, score: float, evidence: list[Evidence]
                     evidence=sorted(evidence, key=lambda e: e.start), score=round(score, 4))
 
 
-def _resolve(engine: Any, name: str, taken: set[str], exclude: set[str] | None) -> tuple[StoredDoc, float] | None:
+def _resolve(parts: Parts, name: str, taken: set[str], exclude: set[str] | None) -> tuple[StoredDoc, float] | None:
     """The best-ranked abstract for ``name`` that mentions it and is not taken by another name."""
-    for doc, score in engine.retriever.retrieve(name, 5, exclude=exclude):
+    for doc, score in parts.retriever.retrieve(name, 5, exclude=exclude):
         if doc.work_id not in taken and mentioned(name, doc.original):
             return doc, score
     return None
@@ -70,12 +71,12 @@ def _reports(doc: StoredDoc, does: tuple[int, int]) -> str:
     return doc.original[a:b]
 
 
-def compared_answer(engine: Any, base: Answer, shape: Shape, exclude: set[str] | None) -> Answer | None:
-    idf = engine.idf()
+def compared_answer(parts: Parts, base: Answer, shape: Shape, exclude: set[str] | None) -> Answer | None:
+    idf = parts.idf()
     resolved: list[tuple[str, StoredDoc, float]] = []
     missing: list[str] = []
     for name in shape.names:
-        got = _resolve(engine, name, {d.work_id for _, d, _ in resolved}, exclude)
+        got = _resolve(parts, name, {d.work_id for _, d, _ in resolved}, exclude)
         if got is None:
             missing.append(name)
         else:
@@ -87,7 +88,7 @@ def compared_answer(engine: Any, base: Answer, shape: Shape, exclude: set[str] |
         _, does = best_sentence(doc.original, list(dict.fromkeys(terms(name))), idf)
         what, reports = doc.original[does[0] : does[1]], _reports(doc, does)
         claims = [what] + ([reports] if reports else [])
-        checks = verify_claims(engine, doc, claims)
+        checks = verify_claims(parts, doc, claims)
         if not checks[0][0]:
             continue
         n = len(base.citations) + 1

@@ -33,13 +33,15 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
 from assistant.collection.topics import Candidate, alias_of, sentence_scores
+from assistant.evidence.parts import Parts
 from assistant.evidence.scoring import embed, terms
-from assistant.question.shape import Shape, detect
+from assistant.question.reading import Question
+from assistant.question.shape import Shape
+from assistant.search.hits import Hits
 from assistant.store.chroma import StoredDoc
 
 # A sentence in the first person states the paper's own work ("we propose", "our method", "this paper
@@ -49,28 +51,16 @@ from assistant.store.chroma import StoredDoc
 _OWN = re.compile(r"\b(?:we|our|us|this\s+(?:paper|work|study|article|note))\b|\bhere\b", re.I)
 
 
-# The last answer's list lines, and the abstracts they quote (the listed set a follow-up is asked of).
-_ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
-
-
-def previous_list(history: list[dict[str, str]]) -> list[str]:
-    """The last answer's list lines ("[n] label — sentence"), without their numbers."""
-    answers = [m.get("content", "") for m in history if m.get("role") == "assistant"]
-    if not answers:
-        return []
-    return [m.group("line") for line in answers[-1].splitlines() if (m := _ITEM_LINE.match(line))]
-
-
-def docs_of_quotes(engine: Any, lines: list[str]) -> list[StoredDoc]:
+def docs_of_quotes(parts: Parts, lines: list[str]) -> list[StoredDoc]:
     """The abstracts holding each listed line's quoted sentence (found through BM25 on it). A label
     or a sentence may hold " — " itself: the longest tail after one that an abstract holds wins."""
     out: dict[str, StoredDoc] = {}
     for line in lines:
-        parts = line.split(" — ")
-        for i in range(1, len(parts)):
-            quote = " ".join(" — ".join(parts[i:]).split())
-            ranked = engine.retriever.signals(quote, 3, names=["bm25"]).get("bm25", [])
-            docs = engine.retriever.fetch([d for d, _ in ranked])
+        pieces = line.split(" — ")
+        for i in range(1, len(pieces)):
+            quote = " ".join(" — ".join(pieces[i:]).split())
+            ranked = parts.retriever.signals(quote, 3, names=["bm25"]).get("bm25", [])
+            docs = parts.retriever.fetch([d for d, _ in ranked])
             doc = next((docs[d] for d, _ in ranked if d in docs and quote in " ".join(docs[d].original.split())), None)
             if doc is not None:
                 out.setdefault(doc.doc_id, doc)
@@ -90,19 +80,19 @@ def _stating(text: str, spans: list[tuple[int, int]], cos: np.ndarray, eligible:
     return max(range(len(spans)), key=lambda i: (ok[i], own_claim(text[spans[i][0] : spans[i][1]]), float(cos[i])))
 
 
-def filter_vectors(engine: Any, shape: Shape) -> np.ndarray:
+def filter_vectors(parts: Parts, shape: Shape) -> np.ndarray:
     """The vectors of the filter as asked and of its topic (one embedding call, shared by both rules)."""
-    return embed(engine.cache.embedder, [shape.predicate or shape.topic, shape.topic])
+    return embed(parts.cache.embedder, [shape.predicate or shape.topic, shape.topic])
 
 
-def quote_stating(engine: Any, shape: Shape, found: list[Candidate], q_vecs: np.ndarray) -> None:
+def quote_stating(parts: Parts, shape: Shape, found: list[Candidate], q_vecs: np.ndarray) -> None:
     """Sets each candidate's quoted sentence to the one that states the filter (module doc, "The
     quote"; ``q_vecs`` from ``filter_vectors``); its scores, and so what is listed, do not change."""
     if not found:
         return
-    written, idf, q_terms = any(c.mentions for c in found), engine.idf(), terms(shape.topic)
-    _, alias = alias_of(shape.topic, [c.doc.original for c in found], engine.settings.collection.min_acronym)
-    for c, (spans, vecs) in zip(found, engine.cache.get([c.doc.original for c in found]), strict=True):
+    written, idf, q_terms = any(c.mentions for c in found), parts.idf(), terms(shape.topic)
+    _, alias = alias_of(shape.topic, [c.doc.original for c in found], parts.settings.collection.min_acronym)
+    for c, (spans, vecs) in zip(found, parts.cache.get([c.doc.original for c in found]), strict=True):
         if not len(vecs):
             continue
         best = [score >= c.lexical - 1e-9 for score, _ in sentence_scores(c.doc.original, q_terms, idf, alias)] if written else None
@@ -111,14 +101,14 @@ def quote_stating(engine: Any, shape: Shape, found: list[Candidate], q_vecs: np.
         c.sentence = spans[_stating(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1), best)]
 
 
-def closest_in_meaning(engine: Any, shape: Shape, ranked: list[Candidate], q_vecs: np.ndarray) -> list[Candidate]:
+def closest_in_meaning(parts: Parts, shape: Shape, ranked: list[Candidate], q_vecs: np.ndarray) -> list[Candidate]:
     """The listed abstracts whose best sentence for the filter as asked stands out (see the module
     doc), most similar first, each quoting that sentence; [] when the rule is off or none does."""
-    cfg = engine.settings.collection
+    cfg = parts.settings.collection
     if cfg.followup_meaning_bar <= 0 or not ranked:
         return []
     best: list[tuple[float, tuple[int, int]]] = []
-    for c, (spans, vecs) in zip(ranked, engine.cache.get([c.doc.original for c in ranked]), strict=True):
+    for c, (spans, vecs) in zip(ranked, parts.cache.get([c.doc.original for c in ranked]), strict=True):
         if not len(vecs):
             best.append((0.0, c.sentence))
             continue
@@ -140,7 +130,7 @@ def caveat(shape: Shape, listed_before: int, picked: int) -> str:
             f"meaning, which may state it in other words (the sentence closest to it quoted):")
 
 
-def scope_to_listed(engine: Any, turn: Any, query: str) -> None:
+def scope_to_listed(parts: Parts, question: Question, lists: dict[str, list[tuple[str, float]]], query: str) -> tuple[Hits, str] | None:
     """A superlative over the listed works ("Which of them is fastest?", ``Shape.over_listed``;
     ``assistant.question.shape_sets``) is one fact whose comparison class is the previous answer's list: its
     evidence is those works only. The hits are the listed abstracts in the order the whole
@@ -148,17 +138,16 @@ def scope_to_listed(engine: Any, turn: Any, query: str) -> None:
     each signal's ranked list is kept whole: the decision reads where the listed abstracts stand
     among all the abstracts, so one ranked low for the question is no confident answer for being the
     only one read (restricting the lists made a lone off-topic listed abstract look first in every
-    signal). Nothing changes for any other question, or when the listed abstracts cannot be found again."""
-    quotes = previous_list(turn.history)
-    if not quotes or not detect(turn.question, previous_was_list=True).over_listed:
-        return
-    docs = [d for d in docs_of_quotes(engine, quotes) if d.work_id not in (turn.exclude or ())]
+    signal). Returns the hits and the refusal's words when only they were read; None for any other question, or
+    when the listed abstracts cannot be found again."""
+    if not question.listed or not question.shape.over_listed:
+        return None
+    docs = [d for d in docs_of_quotes(parts, question.listed) if d.work_id not in (question.exclude or ())]
     if not docs:
-        return
-    ids, wide = {d.doc_id for d in docs}, sum(len(r) for r in turn.lists.values())
-    ranked = engine.retriever.retrieve(query, wide, exclude=turn.exclude, lists=turn.lists, filters=turn.filters)
+        return None
+    ids, wide = {d.doc_id for d in docs}, sum(len(r) for r in lists.values())
+    ranked = parts.retriever.retrieve(query, wide, exclude=question.exclude, lists=lists, filters=question.filters)
     hits = [(d, s) for d, s in ranked if d.doc_id in ids]
     seen, low = {d.doc_id for d, _ in hits}, min((s for _, s in ranked), default=0.0)
-    turn.hits = hits + [(d, low) for d in docs if d.doc_id not in seen]
     # only the listed works were read: a refusal says that of them, not of the whole collection
-    turn.scoped = f"None of the {len(docs)} abstracts listed before answers this question."
+    return hits + [(d, low) for d in docs if d.doc_id not in seen], f"None of the {len(docs)} abstracts listed before answers this question."

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant.evidence.parts import Parts
 from assistant.evidence.scoring import coverage, embed, terms
 from assistant.language.text import TOKEN_PATTERN, split_sentences
 from assistant.store.chroma import StoredDoc
@@ -135,19 +136,19 @@ def alias_of(topic: str, texts: list[str], min_chars: int) -> tuple[str | None, 
     return expansion, re.compile(rf"{own}|(?i:\b{body}s?\b)")
 
 
-def candidates(engine: Any, topic: str, n: int, exclude: set[str] | None = None) -> list[Candidate]:
+def candidates(parts: Parts, topic: str, n: int, exclude: set[str] | None = None) -> list[Candidate]:
     """The ``n`` best abstracts for ``topic`` (one per work) with their relevance features, and the
     abstracts BM25 finds for the topic's other name (``alias_of``) when the abstracts define one."""
-    lists = engine.retriever.signals(topic, n)
-    hits = engine.retriever.retrieve(topic, n, exclude=exclude, lists=lists)
+    lists = parts.retriever.signals(topic, n)
+    hits = parts.retriever.retrieve(topic, n, exclude=exclude, lists=lists)
     chunk = dict(lists.get("chunk", []))
     floor = min(chunk.values(), default=0.0)  # an abstract outside the chunk list is at most this close
-    idf, q_terms = engine.idf(), terms(topic)
-    other, alias = alias_of(topic, [d.original for d, _ in hits], engine.settings.collection.min_acronym)
+    idf, q_terms = parts.idf(), terms(topic)
+    other, alias = alias_of(topic, [d.original for d, _ in hits], parts.settings.collection.min_acronym)
     if other:
         seen = {d.work_id for d, _ in hits} | set(exclude or ())
-        ranked = engine.retriever.signals(other, n, names=["bm25"]).get("bm25", [])
-        docs = engine.retriever.fetch([d for d, _ in ranked])
+        ranked = parts.retriever.signals(other, n, names=["bm25"]).get("bm25", [])
+        docs = parts.retriever.fetch([d for d, _ in ranked])
         for doc_id, _ in ranked:
             doc = docs.get(doc_id)
             if doc is not None and doc.work_id not in seen:
@@ -212,7 +213,7 @@ def by_meaning(found: list[Candidate], max_rank: int, ratio: float, floor: float
     return sorted((c for c in found if rank(c) < max_rank and score(c) >= ratio * best), key=rank)
 
 
-def feedback(engine: Any, topic: str, found: list[Candidate], docs: int, exclude: set[str] | None = None) -> None:
+def feedback(parts: Parts, topic: str, found: list[Candidate], docs: int, exclude: set[str] | None = None) -> None:
     """Pseudo-relevance feedback for a topic no abstract writes: the retriever's ``docs`` best
     candidates are taken as relevant and the topic is restated from them, twice, and the two
     restatements' rankings of ``found`` fused (sets ``feedback`` and ``feedback_rank``).
@@ -230,7 +231,7 @@ def feedback(engine: Any, topic: str, found: list[Candidate], docs: int, exclude
     Fused by reciprocal rank (``rrf_k`` of the retriever's settings, Cormack et al. 2009)."""
     if docs <= 0 or not found:
         return
-    cfg, retriever = engine.settings.collection, engine.retriever
+    cfg, retriever = parts.settings.collection, parts.retriever
     top = sorted(found, key=lambda c: c.rank)[:docs]
     ids = [c.doc.doc_id for c in found]
     got = retriever.store.call("searching", retriever.store.docs.get, ids=ids, include=["embeddings"])
@@ -241,11 +242,11 @@ def feedback(engine: Any, topic: str, found: list[Candidate], docs: int, exclude
         query = _unit(query + cfg.feedback_beta * _unit(np.mean(held, axis=0)))
     for c in found:
         c.feedback = float(vecs[c.doc.doc_id] @ query) if c.doc.doc_id in vecs else -1.0
-    words = expansion([c.doc.original for c in top], cfg.feedback_terms, engine.idf())
+    words = expansion([c.doc.original for c in top], cfg.feedback_terms, parts.idf())
     ranked = retriever.signals(" ".join([topic, *words]), len(found), names=["bm25"], exclude=exclude).get("bm25", [])
     lexical = {d: i for i, (d, _) in enumerate(ranked)}
     dense = {id(c): i for i, c in enumerate(sorted(found, key=lambda c: -c.feedback))}
-    k, last = engine.settings.retrieval.rrf_k, len(found)
+    k, last = parts.settings.retrieval.rrf_k, len(found)
     fused = sorted(found, key=lambda c: -(1 / (k + dense[id(c)]) + 1 / (k + lexical.get(c.doc.doc_id, last))))
     for i, c in enumerate(fused):
         c.feedback_rank = i
@@ -274,13 +275,13 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / (float(np.linalg.norm(v)) or 1.0)
 
 
-def rescored(engine: Any, topic: str, docs: list[StoredDoc]) -> list[Candidate]:
+def rescored(parts: Parts, topic: str, docs: list[StoredDoc]) -> list[Candidate]:
     """``docs`` (a previous list) scored for ``topic``; dense = their best sentence's cosine."""
-    idf, q_terms = engine.idf(), terms(topic)
-    q_vec = embed(engine.cache.embedder, [topic])[0]
-    _, alias = alias_of(topic, [d.original for d in docs], engine.settings.collection.min_acronym)
+    idf, q_terms = parts.idf(), terms(topic)
+    q_vec = embed(parts.cache.embedder, [topic])[0]
+    _, alias = alias_of(topic, [d.original for d in docs], parts.settings.collection.min_acronym)
     out = []
-    for doc, (_, vecs) in zip(docs, engine.cache.get([d.original for d in docs]), strict=True):
+    for doc, (_, vecs) in zip(docs, parts.cache.get([d.original for d in docs]), strict=True):
         dense = float(np.max(vecs @ q_vec)) if len(vecs) else 0.0
         out.append(_candidate(doc, q_terms, idf, dense, alias, len(out)))
     return out

@@ -99,3 +99,15 @@ def resolved_question(question: str, history: list[dict[str, str]], asked: str =
     carried = [n for n in referent_names(history) if not mentioned(n, question)]
     # "(about X)": X does not open a sentence or bracket, so grounding reads its capitals as a name's
     return f"{question} (about {', '.join(carried)})" if carried else question
+
+
+# The last answer's list lines (the listed set a follow-up is asked of).
+_ITEM_LINE = re.compile(r"^\s*\[(\d+)\]\s+(?P<line>.+?\s+—\s+.+?)\s*$")
+
+
+def previous_list(history: list[dict[str, str]]) -> list[str]:
+    """The last answer's list lines ("[n] label — sentence"), without their numbers."""
+    answers = [m.get("content", "") for m in history if m.get("role") == "assistant"]
+    if not answers:
+        return []
+    return [m.group("line") for line in answers[-1].splitlines() if (m := _ITEM_LINE.match(line))]

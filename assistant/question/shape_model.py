@@ -20,11 +20,17 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from assistant.backends.base import ChatModel
 from assistant.language.names import names
+from assistant.question.reading import Question
 from assistant.question.shape import FACT, OVERVIEW, SHAPES, Shape, _clean
 from assistant.question.shape_frames import _ONE_WORK
+from assistant.settings import Settings
+from assistant.types import Answer
 
 GRAMMAR = 'root ::= "fact" | "list" | "compare" | "overview"'
 REPLY_TOKENS = 2  # one word (each of the four is one token in Qwen2.5's vocabulary) and the end
@@ -80,34 +86,40 @@ def overview_probability(model: Any, question: str) -> float:
     return probabilities(top)[OVERVIEW]
 
 
-def reread(engine: Any, turn: Any, shape: Shape) -> Shape:
-    """``shape``, or an overview of the question when the backend is one of
+@dataclass(frozen=True)
+class Reread:
+    """The shape after the model's re-reading: ``by_model`` when the model chose it (``note``);
+    ``seconds``: the model's time, None when it was not asked."""
+
+    shape: Shape
+    by_model: bool = False
+    seconds: float | None = None
+
+
+def reread(settings: Settings, model_factory: Callable[[str, Settings], ChatModel], question: Question) -> Reread:
+    """The question's shape, or an overview of the question when the backend is one of
     ``collection.shape_model_backends``, the question is ``eligible`` and the model's probability of
-    an overview reaches ``collection.shape_model_bar``; the model's time goes to
-    ``turn.timings["shape_model"]``, and ``turn.shape_by_model`` marks its choice (``note``)."""
-    cfg = engine.settings.collection
-    if turn.backend not in cfg.shape_model_backends or not eligible(turn.question, shape):
-        return shape
+    an overview reaches ``collection.shape_model_bar``."""
+    cfg, shape = settings.collection, question.shape
+    if question.backend not in cfg.shape_model_backends or not eligible(question.text, shape):
+        return Reread(shape)
     from assistant.backends import LLMError
 
     t = time.perf_counter()
     try:
-        p = overview_probability(engine.model_factory(turn.backend, engine.settings), turn.question)
+        p = overview_probability(model_factory(question.backend, settings), question.text)
     except (LLMError, RuntimeError, ValueError, KeyError):
-        return shape  # the frames' reading stands
-    finally:
-        turn.timings["shape_model"] = time.perf_counter() - t
-    if p < cfg.shape_model_bar or not (topic := _clean(turn.question)):
-        return shape
-    turn.shape_by_model = True
-    return Shape(OVERVIEW, topic)
+        return Reread(shape, seconds=time.perf_counter() - t)  # the frames' reading stands
+    seconds = time.perf_counter() - t
+    if p < cfg.shape_model_bar or not (topic := _clean(question.text)):
+        return Reread(shape, seconds=seconds)
+    return Reread(Shape(OVERVIEW, topic), True, seconds)
 
 
 NOTE = ("(Answered as an overview of the collection's work on the question's topic: the {backend} model read the "
         "question as asking for one, where the phrase rules read a single fact.)")
 
 
-def note(turn: Any, answer: Any) -> None:
-    """An overview the model chose says so (below the answer, ``turn.note``)."""
-    if getattr(turn, "shape_by_model", False) and answer.shape == OVERVIEW:
-        turn.note = " ".join(filter(None, [turn.note, NOTE.format(backend=turn.backend)]))
+def note(reading: Reread, answer: Answer, backend: str) -> str:
+    """What an overview the model chose says of itself below the answer ("" otherwise)."""
+    return NOTE.format(backend=backend) if reading.by_model and answer.shape == OVERVIEW else ""

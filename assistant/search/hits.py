@@ -8,6 +8,8 @@ from assistant.settings import PROJECT_ROOT
 from assistant.store.chroma import StoredDoc
 from assistant.types import Hit
 
+Hits = list[tuple[StoredDoc, float]]  # stored abstracts with their scores, best first
+
 
 def display_path(path: str) -> str:
     """``/abs/path/file.txt`` -> ``data/abstracts/file.txt`` when under cwd or the project."""

@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from assistant.evidence.scoring import Idf
 from assistant.filters import YEAR_MAX, YEAR_MIN, Filters, FilterTable
 from assistant.search.fusion import Ranked, exact_top, fuse, max_pool
 from assistant.settings import Settings
 from assistant.store import lexical
 from assistant.store.chroma import Store, StoredDoc
+from assistant.store.idf import Idf
 from assistant.store.lexical import LexicalIndex
 
 MODES = ("hybrid", "dense", "bm25", "baseline")

@@ -42,8 +42,9 @@ from typing import Any
 import numpy as np
 
 from assistant.compose.prompts import INSTRUCTION_LIKE
-from assistant.evidence.scoring import Idf, SentenceCache, coverage, embed, terms
+from assistant.evidence.scoring import SentenceCache, coverage, embed, terms
 from assistant.language.text import split_sentences
+from assistant.store.idf import Idf
 from assistant.types import AnswerSentence, Evidence
 from assistant.verify import attribution
 from assistant.verify.degenerate import degenerate
