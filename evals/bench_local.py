@@ -6,7 +6,7 @@ Usage: python -m evals.bench_local [--tokens 64] [--threads 1 2] [--chars 1800]
        python -m evals.bench_local --lists 12 --shape list --data-dir D   (one shape only)
 
 The prompt is a synthetic answer request: the local backend's system prompt (as
-:func:`assistant.compose.prompts.system_prompt` gives it) and a user turn of ~``--chars`` characters of
+:func:`assistant.language.prompt_texts.system_prompt` gives it) and a user turn of ~``--chars`` characters of
 abstract sentences (~400 tokens) plus a question. For each thread count, runs: ``warm-up`` (the
 system prompt with a bare user turn), ``cached sys`` (another evidence prompt with the same
 system prompt: llama.cpp reuses its KV), ``cached sys 2`` (a third), ``no cache`` (``cache_prompt``
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.backends.local import LocalChatModel, physical_cores, threads_for
-from assistant.compose.prompts import WARM_QUESTION, system_prompt
+from assistant.language.prompt_texts import WARM_QUESTION, system_prompt
 from assistant.settings import DEFAULT_CORPUS, Settings
 
 QUESTIONS = (

@@ -19,9 +19,10 @@ from pathlib import Path
 
 from assistant.backends.base import LLMError
 from assistant.backends.local import LocalChatModel
-from assistant.compose.prompts import as_data, load_prompt, render
+from assistant.compose.prompts import as_data
 from assistant.core import Assistant
 from assistant.evidence.scoring import score_evidence, terms
+from assistant.language.prompt_texts import load_prompt, render
 from assistant.question.conversation import evidence_question
 
 DEV = Path(__file__).parent / "datasets" / "dev.jsonl"

@@ -88,7 +88,7 @@ class Probing:
         return getattr(self._inner, name)
 
     def stream(self, messages: Any, **kw: Any) -> Any:
-        from assistant.compose.prompts import load_prompt
+        from assistant.language.prompt_texts import load_prompt
 
         lead = messages[0]["content"] == load_prompt("answer_system_lead") and \
             messages[-1]["content"].rstrip().endswith(load_prompt("answer_user_lead").rstrip().splitlines()[-1])

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from assistant.compose.prompts import as_data, clipped, load_prompt, render
+from assistant.compose.prompts import as_data, clipped
+from assistant.language.prompt_texts import load_prompt, render
 
 
 def closest_sentence(engine: Any, topic_vec: np.ndarray, text: str) -> str:

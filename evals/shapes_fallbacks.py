@@ -7,7 +7,7 @@ When the frames (``assistant.question.shape.detect``) say "fact":
 - ``lexicon``: call it an overview when the question holds a word for a body of work or a state of
   knowledge (``NARROW``: literature, consensus, landscape, the field, big picture, highlights, "we
   know / have learned"; ``BROAD`` adds research, approaches, methods, papers, progress...) and no
-  one-work anchor (``_ONE_WORK``);
+  one-work anchor (``ONE_WORK``);
 - ``meaning``: the k nearest labelled questions by the embedder's cosine (leave one group out: a
   split, or one batch of shapes_written), overriding "fact" when a non-fact label holds ``SHARE``
   of the neighbours' weight and the nearest is at least ``FLOOR`` close.
@@ -63,10 +63,10 @@ def _table(rows: list[tuple[str, str, str]], predicted: list[str]) -> dict[str, 
 
 
 def lexicon(rows: list[tuple[str, str, str]], frames: list[str], pattern: str) -> list[str]:
-    from assistant.question.shape_frames import _ONE_WORK
+    from assistant.question.shape_frames import ONE_WORK
 
     body = re.compile(pattern, re.I)
-    return [OVERVIEW if kind == "fact" and body.search(q) and not _ONE_WORK.search(q) else kind
+    return [OVERVIEW if kind == "fact" and body.search(q) and not ONE_WORK.search(q) else kind
             for (_, q, _), kind in zip(rows, frames, strict=True)]
 
 

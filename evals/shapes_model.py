@@ -77,7 +77,8 @@ def _model() -> Any:
 def model_reading(model: Any, question: str) -> dict[str, Any]:
     """The model's greedy one-word reply and the four shapes' probabilities of its first token,
     by the request the product makes (``LocalChatModel.first_token_logprobs``)."""
-    from assistant.question.shape_model import GRAMMAR, REPLY_TOKENS, messages, parse, probabilities
+    from assistant.language.prompt_texts import shape_messages as messages
+    from assistant.question.shape_model import GRAMMAR, REPLY_TOKENS, parse, probabilities
 
     t = time.perf_counter()
     reply, top = model.first_token_logprobs(messages(question), max_tokens=REPLY_TOKENS, grammar=GRAMMAR)
@@ -95,7 +96,7 @@ def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, A
     """Every labelled question's frames, names, anchor and model reading (cached by question)."""
     from assistant.language.names import names
     from assistant.question.shape import detect
-    from assistant.question.shape_frames import _ONE_WORK
+    from assistant.question.shape_frames import ONE_WORK
 
     path = HOLDOUT_CACHE if holdout else CACHE
     cached, rows, model, done = _cached(path), labelled(holdout), None, 0
@@ -103,7 +104,7 @@ def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, A
     for r in rows:
         if r["question"] not in cached:
             q = " ".join(r["question"].split())
-            todo.append({**r, "frame": detect(q).kind, "names": names(q), "one_work": bool(_ONE_WORK.search(q))})
+            todo.append({**r, "frame": detect(q).kind, "names": names(q), "one_work": bool(ONE_WORK.search(q))})
     # a named or anchored question is never re-read (``shape_model.eligible``): not asked; the facts and
     # overviews first (the rule's cost and its gain), the lists after
     todo = [r for r in todo if holdout or not (r["names"] or r["one_work"])]

@@ -9,8 +9,9 @@ import pytest
 from conftest import CountingEmbedder
 
 from assistant import Assistant
-from assistant.compose.prompts import as_data, render
+from assistant.compose.prompts import as_data
 from assistant.evidence.scoring import SentenceCache
+from assistant.language.prompt_texts import render
 from assistant.verify.citations import (
     DANGLING,
     DEGENERATE,

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from assistant import Assistant
+from assistant.language.prompt_texts import shape_messages as messages
 from assistant.question.shape import detect
-from assistant.question.shape_model import eligible, messages
+from assistant.question.shape_model import eligible
 
 # written for these tests (no evaluation question): a list, then a follow-up the frames read as a fact
 LISTED = "Which papers here study chain-of-thought?"

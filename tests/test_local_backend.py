@@ -14,9 +14,9 @@ import pytest
 from assistant.backends import local
 from assistant.backends.base import LLMError
 from assistant.backends.grammars import pick_grammar
-from assistant.compose.prompts import count_tokens, numbered_messages, system_prompt
+from assistant.compose.prompts import count_tokens, numbered_messages
 from assistant.evidence.scoring import Sentence
-from assistant.question.shape_model import messages as shape_messages
+from assistant.language.prompt_texts import shape_messages, system_prompt
 from assistant.settings import Settings
 
 HELLO = [{"role": "user", "content": "Say hello in five words."}]
@@ -285,7 +285,7 @@ def test_a_local_list_summary_reuses_the_warm_up_and_writes_one_short_sentence(m
     clipped items and the question, and generates at most ``summary_tokens``; the list under it
     is extraction's, and a summary that is kept is one cited sentence about the items shown."""
     from assistant import Assistant
-    from assistant.compose.prompts import warm_messages
+    from assistant.language.prompt_texts import warm_messages
 
     path = str(local.ensure_model(model_settings))
     lead = Assistant(data_dir=corpus_dir, backend="local", local_model_path=path)

@@ -11,18 +11,20 @@ from assistant.backends.grammars import grammar_for, pick_grammar
 from assistant.compose.prompts import (
     clipped,
     first_cited_sentence,
-    fixed_head,
     lead_draft,
     lead_preview,
-    load_prompt,
     numbered_messages,
     picked,
-    render,
     summary_messages,
+)
+from assistant.evidence.scoring import Sentence
+from assistant.language.prompt_texts import (
+    fixed_head,
+    load_prompt,
+    render,
     system_prompt,
     warm_messages,
 )
-from assistant.evidence.scoring import Sentence
 from assistant.settings import DEFAULT_CORPUS, PromptsSection
 from evals.data import DATASETS_DIR
 

@@ -9,12 +9,12 @@ from local_model import model_settings  # noqa: F401  (fixture: the real package
 
 from assistant import Assistant
 from assistant.backends.local import LocalChatModel
+from assistant.language.prompt_texts import shape_messages as messages
 from assistant.question.shape import detect
 from assistant.question.shape_model import (
     GRAMMAR,
     NOTE,
     eligible,
-    messages,
     overview_probability,
     parse,
     probabilities,

@@ -11,7 +11,7 @@ Warm-up, for callers that want the model ready before the first question (``assi
     is_ready(settings)           # True once a question would not wait for loading
     warm_state(settings)         # ("idle"|"loading"|"ready"|"failed", detail for a status line)
 
-The warm-up request is :func:`assistant.compose.prompts.warm_messages`: the system prompt and the fixed
+The warm-up request is :func:`assistant.language.prompt_texts.warm_messages`: the system prompt and the fixed
 head of the design's user turn. llama.cpp keeps its KV in the (single) slot, so
 every later request that starts with the same text reads only the rest of its prompt
 (``cache_prompt``); ``LocalChatModel.last_timings()`` gives llama.cpp's own counts of the last
@@ -240,13 +240,13 @@ class _Warmup:
         if self.gate is not None:  # tests hold the warm-up here to watch the page while it "loads"
             self.gate.wait()
         try:
-            from assistant.compose.prompts import warm_messages
+            from assistant.language.prompt_texts import warm_messages
 
             model = LocalChatModel(self.settings)
             if model.name in self.settings.collection.shape_model_backends:
                 # the shape reader's system prompt first (assistant/question/shape_model.py: asked before a
                 # fact's answer); llama.cpp's host-RAM prompt cache keeps both, the answer's is read last
-                from assistant.question.shape_model import messages as shape_messages
+                from assistant.language.prompt_texts import shape_messages
 
                 for _ in model.stream(shape_messages("?"), max_tokens=1):
                     pass

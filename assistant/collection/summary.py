@@ -94,7 +94,8 @@ def _summary_reply(parts: Parts, backend: str, answer: Answer, model: Any, k: in
     whole sentences) and a 300-token reply took p50 33.7 s on the local model (docs/local-model.md,
     "Latency, session 9"). Other backends get every shown item whole, by shape (prompts/answer_list.txt,
     answer_compare.txt, answer_overview.txt)."""
-    from assistant.compose.prompts import first_cited_sentence, render, summary_messages
+    from assistant.compose.prompts import first_cited_sentence, summary_messages
+    from assistant.language.prompt_texts import render
 
     cfg, settings = parts.settings.prompts, parts.settings
     cited = [i for i in answer.items if i.cited][:k]  # the items of _shown, in order

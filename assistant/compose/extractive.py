@@ -52,6 +52,7 @@ import re
 from typing import Any
 
 from assistant.evidence.scoring import Evidence, Sentence, terms
+from assistant.language.patterns import WORD
 
 # the authors' own voice, where an abstract's contribution begins: the first person, or the
 # work named as "this paper / work / study ..." (how abstracts in English introduce what they do;
@@ -72,7 +73,6 @@ _LEANS_BACK = re.compile(
     re.I)
 # "This paper / these studies ..." names the work itself (the genre nouns of _OWN), not a sentence before
 _OWN_WORK = re.compile(r"\s*th(?:is|ese)\s+(?:paper|work|study|article|report|thesis|letter)s?\b", re.I)
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 # English asks for a quantity with "how many / how much" and "what number / percentage / fraction /
 # proportion / share of", with "how" + an adverb or adjective of measure ("how long does X take",
 # "how fast / quickly / often", "how many times") and with "at what rate / speed": an answer states
@@ -232,7 +232,7 @@ def unstated(question: str, answer_text: str, idf: Any, n: int = 3, nouns: set[s
     sources leave unstated). ``idf``: ``assistant.evidence.scoring.Idf``."""
     said = set(terms(answer_text))
     found: dict[str, tuple[float, int, str]] = {}
-    for pos, m in enumerate(_WORD.finditer(question)):
+    for pos, m in enumerate(WORD.finditer(question)):
         stems = terms(m.group(0))
         if not stems or any(t in said for t in stems) or stems[0] in found or (nouns is not None and m.group(0) not in nouns):
             continue

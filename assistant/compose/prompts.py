@@ -1,5 +1,5 @@
-"""Prompts: templates from the top-level ``prompts/`` folder (one text file each), token counting
-(tiktoken) and the packing of evidence sentences into the model's prompt budget."""
+"""Prompts: the models' requests built from the templates (``assistant.language.prompt_texts``), token
+counting (tiktoken), the packing of evidence sentences into the model's prompt budget, and reading the replies."""
 
 from __future__ import annotations
 
@@ -7,35 +7,14 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from assistant.settings import PROMPTS_DIR, PromptsSection
+from assistant.language.patterns import INSTRUCTION_LIKE
+from assistant.language.prompt_texts import DEFAULTS as _DEFAULTS
+from assistant.language.prompt_texts import load_prompt, render, system_prompt
+from assistant.settings import PromptsSection
 
 if TYPE_CHECKING:
     from assistant.evidence.scoring import Evidence, Sentence
 
-_DEFAULTS = PromptsSection()  # budgets and packing: settings.prompts (each value's provenance is there)
-# A sentence of an abstract that speaks to the model ("ignore previous instructions ...") is never
-# shown to it: an abstract states findings and has no reason to address an assistant.
-INSTRUCTION_LIKE = re.compile(
-    r"\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|prompts?|rules)\b|\b(system prompt|you are (now )?an? "
-    r"(ai|assistant|language model))\b|\b(reply|respond|answer|say|output)\b.{0,20}\b(only|exactly|with)\b.{0,20}(?-i:[\"'A-Z]{4,})",
-    re.I,
-)
-
-
-@cache
-def load_prompt(name: str) -> str:
-    path = PROMPTS_DIR / f"{name}.txt"
-    try:
-        return path.read_text(encoding="utf-8").strip("\n")
-    except OSError as exc:
-        raise RuntimeError(f"prompt file {path} is missing ({exc.strerror})") from exc
-
-
-def render(name: str, **values: str) -> str:
-    """Fill ``{name}`` placeholders in one pass. Values are inserted verbatim and never
-    re-interpreted, so braces or placeholder names inside retrieved text are harmless."""
-    text = load_prompt(name)
-    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 @cache
@@ -62,45 +41,6 @@ def prompt_budget(model: Any, max_answer_tokens: int, system: str, cfg: PromptsS
     model's context window leaves after the system prompt and the answer."""
     window = int(getattr(model, "context_window", 4096)) - max_answer_tokens - 64 - count_tokens(system)
     return max(200, min(window, cfg.budget(getattr(model, "name", ""))))
-
-
-def system_prompt(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
-    """The fixed system message of every answer for ``backend``: the local backend reads it once at
-    warm-up (assistant.backends.local.warm) and keeps its KV cached, so it must not vary per question.
-    Backends in ``cfg.examples_for`` also get the worked examples of prompts/answer_examples.txt;
-    a backend whose answer design is "lead" or "pick" gets that design's prompt instead."""
-    design = cfg.design(backend)
-    if design != "write":
-        return load_prompt(f"answer_system_{design}")
-    text = load_prompt("answer_system")
-    if backend in cfg.examples_for:
-        text += "\n\n" + load_prompt("answer_examples")
-    return text
-
-
-WARM_QUESTION = "Reply OK."  # the user turn of a warm-up with no fixed head (and of bench_local's bare-system timing)
-
-
-def user_template(backend: str, cfg: PromptsSection = _DEFAULTS) -> str:
-    """The name of the user-turn template of ``backend``'s answer design."""
-    design = cfg.design(backend)
-    return "answer_user" if design == "write" else f"answer_user_{design}"
-
-
-def fixed_head(name: str) -> str:
-    """The text of template ``name`` before its first placeholder: the same in every request."""
-    return re.split(r"\{\w+\}", load_prompt(name), maxsplit=1)[0]
-
-
-def warm_messages(backend: str, cfg: PromptsSection = _DEFAULTS) -> list[dict[str, str]]:
-    """The warm-up request of ``backend``: its system prompt and the fixed head of its user turn
-    (the text before the sources), so that llama.cpp's prompt cache holds everything every answer
-    request starts with, the first question included. The lead's closing instruction stays after
-    the question, uncached: moved into the head, the model's decline fell from 9 to 1 of 40
-    unanswerable questions (docs/local-model.md, "Latency")."""
-    head = fixed_head(user_template(backend, cfg))  # verbatim: its last newline is part of a token
-    head = head if head.strip() else WARM_QUESTION
-    return [{"role": "system", "content": system_prompt(backend, cfg)}, {"role": "user", "content": head}]
 
 
 def build_messages(model: Any, evidence: Evidence, labels: list[str], max_answer_tokens: int,

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.compose.prompts import INSTRUCTION_LIKE
+from assistant.language.patterns import INSTRUCTION_LIKE
 from assistant.language.text import split_sentences, tokens
 from assistant.store.idf import Idf
 

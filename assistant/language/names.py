@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import re
 
+from assistant.language.patterns import WORD
 from assistant.language.text import name_like
 
-# Orthography, not any question set: a word may hold inner . + / - (GPT-3.5, Llama-3.1-8B, C++);
+# Orthography, not any question set: a word (``patterns.WORD``) may hold inner . + / - (GPT-3.5, Llama-3.1-8B, C++);
 # a word opens a sentence after the start, a full stop/colon, or an opening quote/bracket;
 # names are compared as runs of letters and digits on word boundaries.
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _SENTENCE_START = re.compile(r"(^|[.!?:;]\s+|[\"'(\[]\s*)$")
 _RUN = re.compile(r"[a-z0-9]+")
 # 2.7x, 8-bit, 95%, 7B; a quantity compounded with what it measures ("128K-context", "7B-parameter"),
@@ -64,7 +64,7 @@ def names(text: str) -> list[str]:
     """Name-like phrases of ``text`` in order (neighbouring name words joined)."""
     out: list[str] = []
     last_end = -1
-    for m in _TOKEN.finditer(text):
+    for m in WORD.finditer(text):
         word = m.group(0).rstrip(".")
         head = compound_head(word)
         starts = bool(_SENTENCE_START.search(text[: m.start()]))
@@ -99,7 +99,7 @@ def _joined_at_boundaries(target: str, runs: list[str]) -> bool:
     return False
 
 
-def _acronym(word: str, runs: list[str]) -> bool:
+def is_acronym(word: str, runs: list[str]) -> bool:
     """An acronym (2-6 letters, 2+ capitals, an optional plural s) spelled by word initials."""
     core = word[:-1] if word.endswith("s") and not word.isupper() else word
     if not (2 <= len(core) <= 6 and core.isalpha() and sum(c.isupper() for c in core) >= 2):
@@ -142,7 +142,7 @@ def mentioned(name: str, text: str, runs: list[str] | None = None) -> bool:
     variants = {target, target[:-1] if target.endswith("s") else target + "s"}
     if any(_joined_at_boundaries(v, runs) for v in variants if v):
         return True
-    return _acronym(name, runs)
+    return is_acronym(name, runs)
 
 
 def missing_names(question: str, texts: list[str]) -> list[str]:

@@ -33,7 +33,7 @@ Decided from how English asks these things, never from any evaluation question:
   agreement picks one), a mass noun with a relative clause of origination and a named object ("the
   work that introduced GPO": a named thing is introduced once), and an overview of one work ("a
   summary of the LION paper", "the key ideas in Zebra"); a definite noun for one publication ("the
-  survey on X", "this thesis", "the GPT-4 technical report": ``_ONE_WORK``) is one work, as "the paper" is.
+  survey on X", "this thesis", "the GPT-4 technical report": ``ONE_WORK``) is one work, as "the paper" is.
   A **follow-up** picks out of the previous list ("Which of these / them / those papers…", "Of
   these, which…", "Do any of them…", "Which ones…", the elliptical partitive "Any of those…?", and
   "the ones" / "those" heading a restrictive relative — English's one-anaphora for a set just
@@ -95,69 +95,69 @@ from dataclasses import dataclass, field, replace
 
 from assistant.language.names import names
 from assistant.question.shape_frames import (
-    _ADVERB,
-    _ANCHOR_PREPS,
-    _ANYONE,
-    _AUXES_RE,
-    _BARE,
-    _CLAIM,
-    _COMPARATIVE,
-    _COMPARE,
-    _CONTENT,
-    _COORD,
-    _COORD_VERB,
-    _DEFINITE_GENRE,
-    _DEGREE,
-    _DEGREE_SUBJECT,
-    _DISLOCATED,
-    _DO_ANY,
-    _EMBED,
-    _EVERY,
-    _EXISTENTIAL,
-    _EXISTS,
-    _FRAME_VERBS,
-    _HAVE,
-    _IMPERATIVE,
-    _IN_ONE_WORK,
-    _LEAD,
-    _LOCATIVE,
-    _METHODS,
-    _NAMED_AS,
-    _NEXT_CLAUSE,
-    _NO_FILTER,
-    _OBJECT,
-    _OF_THESE,
-    _ONE_WORK,
-    _OPENER,
-    _OVERVIEW,
-    _OWN_PARTICLE,
-    _PARTICLE,
-    _PAST,
-    _POLITE,
-    _PREDICATE,
-    _PREPS,
-    _PROPERTY,
-    _QUANTIFIER,
-    _REQUEST,
-    _SINGULAR_VERB,
-    _TAIL,
-    _TOPIC_INSIDE,
-    _WAYS,
-    _WH_LIST,
-    _WH_MASS,
-    _WH_MASS_VERB,
-    _WH_METHODS,
-    _WHAT_ABOUT,
-    _WHAT_THERE,
-    _WHO_HAS,
-    _WORKS_VERB,
+    ADVERB,
+    ANCHOR_PREPS,
+    ANYONE,
+    AUXES_RE,
+    BARE,
+    CLAIM,
+    COMPARATIVE,
+    COMPARE_FRAMES,
+    CONTENT,
+    COORD,
+    COORD_VERB,
+    DEFINITE_GENRE,
+    DEGREE,
+    DEGREE_SUBJECT,
+    DISLOCATED,
+    DO_ANY,
+    EMBED,
+    EVERY,
+    EXISTENTIAL,
+    EXISTS,
+    FRAME_VERBS,
+    HAVE,
+    IMPERATIVE,
+    IN_ONE_WORK,
+    LEAD,
+    LOCATIVE,
+    METHODS,
+    NAMED_AS,
+    NEXT_CLAUSE,
+    NO_FILTER,
+    OBJECT,
+    OF_THESE,
+    ONE_WORK,
+    OPENER,
+    OVERVIEW_FRAME,
+    OWN_PARTICLE,
+    PARTICLE,
+    PAST,
+    POLITE,
+    PREDICATE,
+    PREPS,
+    PROPERTY,
+    QUANTIFIER,
+    REQUEST,
+    SINGULAR_VERB,
+    TAIL,
+    TOPIC_INSIDE,
+    WAYS,
+    WH_LIST,
+    WH_MASS,
+    WH_MASS_VERB,
+    WH_METHODS,
+    WHAT_ABOUT,
+    WHAT_THERE,
+    WHO_HAS,
+    WORKS_VERB,
 )
 from assistant.question.shape_names import (
-    _contact_subject,
-    _named_part,
-    _named_subject,
-    _originated,
-    _property_of_name,
+    contact_subject,
+    named_part,
+    named_subject,
+    originated,
+    property_of_name,
 )
 from assistant.question.shape_sets import more_of, object_set, over_set, superlative
 
@@ -181,18 +181,18 @@ class Shape:
         return self.kind == FACT
 
 
-def _clean(text: str) -> str:
-    return _POLITE.sub("", " ".join(text.strip().rstrip("?.!").split())).rstrip("?.!")
+def clean(text: str) -> str:
+    return POLITE.sub("", " ".join(text.strip().rstrip("?.!").split())).rstrip("?.!")
 
 
 def _unplaced(text: str) -> str:
-    return _clean(_LOCATIVE.sub(" ", text))
+    return clean(LOCATIVE.sub(" ", text))
 
 
 def _frame_verb(verb: str, after: str) -> bool:
-    """A verb of what a text does with its subject (``_FRAME_VERBS``), or one whose object a
+    """A verb of what a text does with its subject (``FRAME_VERBS``), or one whose object a
     preposition introduces ("look at X", "focus on X", "learn from X"): its topic is that object."""
-    return verb.lower() in _FRAME_VERBS or bool(_PARTICLE.match(after) or _PREPS.match(verb + " "))
+    return verb.lower() in FRAME_VERBS or bool(PARTICLE.match(after) or PREPS.match(verb + " "))
 
 
 def _object(rest: str, keep_verb: bool) -> tuple[str, bool]:
@@ -201,60 +201,60 @@ def _object(rest: str, keep_verb: bool) -> tuple[str, bool]:
     an expert") stays with its coordinated verbs ("compress or evict cached states") when
     ``keep_verb``; a follow-up's topic drops it (its filter keeps it: ``Shape.predicate``)."""
     if not keep_verb:
-        return (_PREDICATE.sub("", rest, count=1) if _PREDICATE.match(rest) else rest), False
-    verb_phrase = _ADVERB.sub("", rest[_AUXES_RE.match(rest).end():])  # type: ignore[union-attr]  # matches ""
+        return (PREDICATE.sub("", rest, count=1) if PREDICATE.match(rest) else rest), False
+    verb_phrase = ADVERB.sub("", rest[AUXES_RE.match(rest).end():])  # type: ignore[union-attr]  # matches ""
     if not (m := re.match(r"[\w-]+(?=,?\s)", verb_phrase)):
         return rest, False
-    verb, after = m.group(), _OWN_PARTICLE.sub("", verb_phrase[m.end():].lstrip(" "), count=1)
+    verb, after = m.group(), OWN_PARTICLE.sub("", verb_phrase[m.end():].lstrip(" "), count=1)
     if not _frame_verb(verb, after):
         return verb_phrase, True
-    while (m := _COORD_VERB.match(after)) and (after[:1] == "," or re.match(r"(?:and|or)\b", after, re.I)):
+    while (m := COORD_VERB.match(after)) and (after[:1] == "," or re.match(r"(?:and|or)\b", after, re.I)):
         if not _frame_verb(m.group("verb"), after[m.end():]):
             return verb_phrase, True  # "use or extend X": the coordination is the topic
-        after = _OWN_PARTICLE.sub("", after[m.end():], count=1)
+        after = OWN_PARTICLE.sub("", after[m.end():], count=1)
     return after.lstrip(", "), False
 
 
 def _topic(rest: str, keep_verb: bool = True) -> str:
     """The topic after the frame: "here study state space models" -> "state space models"; "that
     route each token to an expert" -> "route each token to an expert" (``_object``)."""
-    rest = _TAIL.sub("", _unplaced(_NEXT_CLAUSE.sub("", _clean(rest))))
-    topic = rest if _PREPS.match(rest) else _object(rest, keep_verb)[0]
-    topic = _TAIL.sub("", _PREPS.sub("", topic, count=1).strip()) or rest
-    return m.group("name") if (m := _NAMED_AS.match(topic)) else topic
+    rest = TAIL.sub("", _unplaced(NEXT_CLAUSE.sub("", clean(rest))))
+    topic = rest if PREPS.match(rest) else _object(rest, keep_verb)[0]
+    topic = TAIL.sub("", PREPS.sub("", topic, count=1).strip()) or rest
+    return m.group("name") if (m := NAMED_AS.match(topic)) else topic
 
 
 def _verbal(rest: str) -> bool:
     """Whether the topic of ``rest`` keeps its verb (``_object``)."""
-    rest = _TAIL.sub("", _unplaced(_NEXT_CLAUSE.sub("", _clean(rest))))
-    return not _PREPS.match(rest) and _object(rest, True)[1]
+    rest = TAIL.sub("", _unplaced(NEXT_CLAUSE.sub("", clean(rest))))
+    return not PREPS.match(rest) and _object(rest, True)[1]
 
 
 def _singular_partitive(q: str, rest: str) -> bool:
-    """"Which of the (two) papers ... is / reports X?": a partitive whose verb is singular (``_SINGULAR_VERB``,
-    or the -s form of a reporting verb, ``_FRAME_VERBS``), the verb right after the head or its prepositional
+    """"Which of the (two) papers ... is / reports X?": a partitive whose verb is singular (``SINGULAR_VERB``,
+    or the -s form of a reporting verb, ``FRAME_VERBS``), the verb right after the head or its prepositional
     phrase; past that phrase, any -s word with a determiner or an object pronoun right after it ("... replaces
     it with X"): English puts no determiner straight after a plural noun, so the word is a verb, singular."""
-    if not re.match(rf"{_LEAD}(?:which|what)\s+of\s+(?:the|these|those)\b", q, re.I):
+    if not re.match(rf"{LEAD}(?:which|what)\s+of\s+(?:the|these|those)\b", q, re.I):
         return False
-    words = _ADVERB.sub("", rest.strip()).split()
+    words = ADVERB.sub("", rest.strip()).split()
 
     def singular(i: int, w: str) -> bool:
-        frame = w in _FRAME_VERBS and w.endswith("s") and not w.endswith("ss")
-        with_object = i > 0 and bool(re.fullmatch(r"[a-z]+[^su]s", w)) and bool(_OBJECT.fullmatch(" ".join(words[i + 1:i + 2])))
-        return bool(_SINGULAR_VERB.match(w)) or frame or with_object
+        frame = w in FRAME_VERBS and w.endswith("s") and not w.endswith("ss")
+        with_object = i > 0 and bool(re.fullmatch(r"[a-z]+[^su]s", w)) and bool(OBJECT.fullmatch(" ".join(words[i + 1:i + 2])))
+        return bool(SINGULAR_VERB.match(w)) or frame or with_object
 
-    if words and _PARTICLE.match(words[0]):  # past the head's prepositional phrase: the first verb-like word
-        verbs = [(i, w) for i, w in enumerate(words) if _SINGULAR_VERB.match(w) or (w in _FRAME_VERBS and w.endswith("s")) or singular(i, w)]
+    if words and PARTICLE.match(words[0]):  # past the head's prepositional phrase: the first verb-like word
+        verbs = [(i, w) for i, w in enumerate(words) if SINGULAR_VERB.match(w) or (w in FRAME_VERBS and w.endswith("s")) or singular(i, w)]
         return bool(verbs) and singular(*verbs[0])
     return bool(words) and singular(0, words[0])
 
 
 def _dislocated(q: str) -> Shape | None:
     """"X: what's the state of the art?" -> the question with X as its complement ("... on X"), and "A or B:
-    which is better?" -> "which is better, A or B" (``_DISLOCATED``); a question with its own shape after a
+    which is better?" -> "which is better, A or B" (``DISLOCATED``); a question with its own shape after a
     label ("Question: which papers…") is that shape; only a shape other than a fact counts."""
-    if not (m := _DISLOCATED.match(q)):
+    if not (m := DISLOCATED.match(q)):
         return None
     topic, question = m.group("topic"), m.group("question").rstrip("?.! ")
     for rebuilt in (question, f"{question} on {topic}", f"{question}, {topic}"):  # alone: the topic was a label
@@ -266,24 +266,24 @@ def _dislocated(q: str) -> Shape | None:
 def _one_work(rest: str) -> bool:
     """The predicate is about one work: a definite singular work ("the paper", "its"), or a name
     after a preposition ("used in FlashAttention", "compared with Mamba")."""
-    if _ONE_WORK.search(rest):
+    if ONE_WORK.search(rest):
         return True
     text = "The " + rest
-    return any(_ANCHOR_PREPS.search(text[: text.find(n)]) for n in names(text) if n in text)
+    return any(ANCHOR_PREPS.search(text[: text.find(n)]) for n in names(text) if n in text)
 
 
 def _methods_list(question: str, rest: str, finite: bool = True) -> bool:
     """A plural methods noun asks about the collection (module docstring). ``finite``: a verb after
     the noun is the question's own (a wh-question); after an imperative or "there are" it heads a
     reduced relative ("the methods proposed for X"), no past-tense report."""
-    rest = _COORD.sub("", rest)
-    if _contact_subject(rest):
+    rest = COORD.sub("", rest)
+    if contact_subject(rest):
         return False
-    if _named_subject(rest) or re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):
-        return bool(_LOCATIVE.search(question)) and not _named_subject(rest)
-    if _LOCATIVE.search(question) or _EXISTS.match(rest):
-        return not _ONE_WORK.search(rest)  # "What methods have been used in this paper…": that work's own
-    return not (finite and _PAST.match(rest)) and not _one_work(rest)
+    if named_subject(rest) or re.match(r"\s*d(?:o|oes|id)\b", rest, re.I):
+        return bool(LOCATIVE.search(question)) and not named_subject(rest)
+    if LOCATIVE.search(question) or EXISTS.match(rest):
+        return not ONE_WORK.search(rest)  # "What methods have been used in this paper…": that work's own
+    return not (finite and PAST.match(rest)) and not _one_work(rest)
 
 
 def _listed(rest: str) -> Shape:
@@ -291,47 +291,47 @@ def _listed(rest: str) -> Shape:
 
 
 def _list(q: str, previous_was_list: bool) -> Shape | None:
-    if previous_was_list and (m := _OF_THESE.match(q)):
+    if previous_was_list and (m := OF_THESE.match(q)):
         rest, topic = m.group("rest"), _topic(m.group("rest"), keep_verb=False)  # no filter named ("Are these surveys?"): none
-        predicate = _TAIL.sub("", _unplaced(rest))
-        return None if superlative(rest) or not topic or _NO_FILTER.search(predicate) else Shape(LIST, topic, follow_up=True, predicate=predicate)
-    if previous_was_list and (m := _WHAT_ABOUT.match(q)):
-        return Shape(LIST, _TAIL.sub("", _unplaced(m.group("rest"))))
+        predicate = TAIL.sub("", _unplaced(rest))
+        return None if superlative(rest) or not topic or NO_FILTER.search(predicate) else Shape(LIST, topic, follow_up=True, predicate=predicate)
+    if previous_was_list and (m := WHAT_ABOUT.match(q)):
+        return Shape(LIST, TAIL.sub("", _unplaced(m.group("rest"))))
     if (more := more_of(q)) is not None:  # "Any other papers on X?": more works of a kind, a new list (shape_sets)
         return replace(_listed(more), more=True)
-    if (m := _WH_LIST.match(q)) and not _WORKS_VERB.match(q) and not _named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):
+    if (m := WH_LIST.match(q)) and not WORKS_VERB.match(q) and not named_subject(m.group("rest")) and not _singular_partitive(q, m.group("rest")):
         return _listed(m.group("rest"))
-    for pattern in (_WH_MASS, _WH_MASS_VERB, _ANYONE):  # what work exists / does X, unless about one work or a claim
-        if (m := pattern.match(q)) and not _ONE_WORK.search(m.group("rest")) and not (pattern is not _WH_MASS and _CLAIM.match(m.group("rest"))):
+    for pattern in (WH_MASS, WH_MASS_VERB, ANYONE):  # what work exists / does X, unless about one work or a claim
+        if (m := pattern.match(q)) and not ONE_WORK.search(m.group("rest")) and not (pattern is not WH_MASS and CLAIM.match(m.group("rest"))):
             return _listed(m.group("rest"))
-    if (m := _WH_METHODS.match(q)) and (_LOCATIVE.search(q) or not m.group("the")) and _methods_list(q, m.group("rest")):
+    if (m := WH_METHODS.match(q)) and (LOCATIVE.search(q) or not m.group("the")) and _methods_list(q, m.group("rest")):
         # "What are the (two main) models…": a definite plural is a set the context fixes (one work's)
         return _listed(m.group("rest"))
-    for pattern in (_IMPERATIVE, _EXISTENTIAL):
+    for pattern in (IMPERATIVE, EXISTENTIAL):
         m = pattern.match(q)
-        if m and re.fullmatch(r"work|research", m.group("noun"), re.I) and _originated(m.group("rest")):
+        if m and re.fullmatch(r"work|research", m.group("noun"), re.I) and originated(m.group("rest")):
             return None
-        if m and (not re.fullmatch(_METHODS, m.group("noun"), re.I) or _methods_list(q, m.group("rest"), finite=False)):
+        if m and (not re.fullmatch(METHODS, m.group("noun"), re.I) or _methods_list(q, m.group("rest"), finite=False)):
             return _listed(m.group("rest"))
-    if (m := _WHO_HAS.match(q)) and not _CLAIM.match(m.group("rest")) and not _originated("that " + m.group("rest")):
+    if (m := WHO_HAS.match(q)) and not CLAIM.match(m.group("rest")) and not originated("that " + m.group("rest")):
         return _listed(m.group("rest"))
-    for pattern in (_REQUEST, _EVERY, _DO_ANY, _HAVE, _WHAT_THERE, _BARE):
+    for pattern in (REQUEST, EVERY, DO_ANY, HAVE, WHAT_THERE, BARE):
         m = pattern.match(q)
-        if m and (pattern not in (_HAVE, _WHAT_THERE) or re.match(r"\s*(?:on|about|regarding|concerning|related)\b", m.group("rest"), re.I)):
+        if m and (pattern not in (HAVE, WHAT_THERE) or re.match(r"\s*(?:on|about|regarding|concerning|related)\b", m.group("rest"), re.I)):
             return _listed(m.group("rest"))
     return None
 
 
 def _degree(q: str) -> Shape | None:
-    """A degree question about the listed works (``_DEGREE``): a follow-up whose filter is its
+    """A degree question about the listed works (``DEGREE``): a follow-up whose filter is its
     presupposition ("are faster", "have speed-ups", "report gains", "save memory"), None without one."""
-    if not (m := _DEGREE.match(_clean(q))) or not (s := _DEGREE_SUBJECT.match(m.group("rest"))):
+    if not (m := DEGREE.match(clean(q))) or not (s := DEGREE_SUBJECT.match(m.group("rest"))):
         return None
-    degree, rest, noun = _QUANTIFIER.sub("", m.group("degree")), s.group("rest"), s.group("noun")
+    degree, rest, noun = QUANTIFIER.sub("", m.group("degree")), s.group("rest"), s.group("noun")
     if m.group("aux").lower() in ("are", "were"):
         if noun and s.group("owner").lower() == "the" and not s.group("verb"):
             return None  # "How big are the models?": no anaphor, no list's members
-        kept = degree if not noun or _COMPARATIVE.match(degree) else ""  # the degree asked is no part of a noun's filter
+        kept = degree if not noun or COMPARATIVE.match(degree) else ""  # the degree asked is no part of a noun's filter
         words = [s.group("verb") or ("have" if noun else "are"), kept, noun or "", rest]
         topic = " ".join(w for w in (kept, noun, "" if s.group("verb") else rest) if w)
     elif noun or not (v := re.match(r"([\w-]+)\s*(.*)$", rest)):
@@ -345,18 +345,18 @@ def _degree(q: str) -> Shape | None:
 
 
 def _compare(q: str) -> Shape | None:
-    for pattern in _COMPARE:
+    for pattern in COMPARE_FRAMES:
         m = pattern.search(q)
-        if m and pattern is _COMPARE[1] and _PROPERTY.search(m.group("rest")):
+        if m and pattern is COMPARE_FRAMES[1] and PROPERTY.search(m.group("rest")):
             continue  # "How does Mamba's performance compare to that of…": a property, one paper's report
         if m:
             # "The" keeps a first word from reading as a sentence opener; "vs." is no full stop
-            rest = _OPENER.sub(lambda o: o.group().lower(), m.group("rest"))
+            rest = OPENER.sub(lambda o: o.group().lower(), m.group("rest"))
             found = names("The " + re.sub(r"\b(vs|versus)\.", r"\1", rest))
-            if len(found) >= 2 and _IN_ONE_WORK.search(m.group("rest")):
+            if len(found) >= 2 and IN_ONE_WORK.search(m.group("rest")):
                 return None  # compared inside one work: its report
             if len(found) >= 2:
-                return Shape(COMPARE, _clean(m.group("rest")), names=found)
+                return Shape(COMPARE, clean(m.group("rest")), names=found)
     return None
 
 
@@ -366,24 +366,24 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
     q = " ".join((question or "").split())
     if previous_was_list and over_set(q):  # a superlative over the listed works: one fact, from them (shape_sets)
         return Shape(FACT, over_listed=True)
-    if previous_was_list and (found := object_set(q)) and not _NO_FILTER.search(found[1]) and not superlative(q):
+    if previous_was_list and (found := object_set(q)) and not NO_FILTER.search(found[1]) and not superlative(q):
         return Shape(LIST, found[0], follow_up=True, predicate=found[1])  # "Is X used in any of them?" (shape_sets)
-    if previous_was_list and _OF_THESE.match(q):
+    if previous_was_list and OF_THESE.match(q):
         return _list(q, True) or Shape(FACT)
     if previous_was_list and (degree := _degree(q)):
         return degree
-    q = _EMBED.sub("", q, count=1)
-    if (m := _OVERVIEW.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("rest")))):
+    q = EMBED.sub("", q, count=1)
+    if (m := OVERVIEW_FRAME.match(q)) and (topic := TAIL.sub("", _unplaced(m.group("rest")))):
         # its frames are specific: "what do the papers say about" is no list
         # a property of one named work, or a topic anchored to one work ("…that the paper identifies"), is its fact
         # and "the key ideas in Zebra": a content noun with "in" a name is inside that one work
-        one = _property_of_name(topic) or _ONE_WORK.search(topic) or _named_part(topic) or _DEFINITE_GENRE.search(q[:m.start("rest")]) or (names("The " + topic) == [topic]
-                                                                      and re.search(rf"\b{_CONTENT}\s+in\s+{re.escape(topic)}\W*$", q, re.I))
+        one = property_of_name(topic) or ONE_WORK.search(topic) or named_part(topic) or DEFINITE_GENRE.search(q[:m.start("rest")]) or (names("The " + topic) == [topic]
+                                                                      and re.search(rf"\b{CONTENT}\s+in\s+{re.escape(topic)}\W*$", q, re.I))
         return Shape(FACT) if one else Shape(OVERVIEW, topic)
-    if m := next((found for pattern in _TOPIC_INSIDE if (found := pattern.match(q))), None):
-        topic = _TAIL.sub("", _unplaced(m.group("rest") or m.groupdict().get("far") or ""))
-        return Shape(FACT) if _ONE_WORK.search(topic) or _named_part(topic) else Shape(OVERVIEW, topic)
-    if (m := _WAYS.match(q)) and (topic := _TAIL.sub("", _unplaced(m.group("topic") or m.group("rest")))):
-        return Shape(FACT) if _ONE_WORK.search(topic) else Shape(OVERVIEW, topic)  # the ways of meeting a problem
+    if m := next((found for pattern in TOPIC_INSIDE if (found := pattern.match(q))), None):
+        topic = TAIL.sub("", _unplaced(m.group("rest") or m.groupdict().get("far") or ""))
+        return Shape(FACT) if ONE_WORK.search(topic) or named_part(topic) else Shape(OVERVIEW, topic)
+    if (m := WAYS.match(q)) and (topic := TAIL.sub("", _unplaced(m.group("topic") or m.group("rest")))):
+        return Shape(FACT) if ONE_WORK.search(topic) else Shape(OVERVIEW, topic)  # the ways of meeting a problem
     shape = _list(q, previous_was_list) or _compare(q) or _dislocated(q) or Shape(FACT)
     return shape if shape.kind in (FACT, COMPARE) or shape.topic else Shape(FACT)  # a list of nothing named is no list

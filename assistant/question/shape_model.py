@@ -11,7 +11,7 @@ reply (GBNF ``GRAMMAR``); for the local model its first token's probabilities (l
 the backends of ``collection.shape_model_backends`` (the local model, the one the bar was fitted on).
 
 A single fact must never become an overview: the model's reply only ever turns a frames-read fact
-that names no work (``assistant.language.names.names``) and has no one-work anchor (``_ONE_WORK``: "the
+that names no work (``assistant.language.names.names``) and has no one-work anchor (``ONE_WORK``: "the
 paper", "its") into an overview; lists, comparisons and follow-ups stay the frames' alone.
 """
 
@@ -26,22 +26,15 @@ from typing import Any
 
 from assistant.backends.base import ChatModel
 from assistant.language.names import names
+from assistant.language.prompt_texts import shape_messages
 from assistant.question.reading import Question
-from assistant.question.shape import FACT, OVERVIEW, SHAPES, Shape, _clean
-from assistant.question.shape_frames import _ONE_WORK
+from assistant.question.shape import FACT, OVERVIEW, SHAPES, Shape, clean
+from assistant.question.shape_frames import ONE_WORK
 from assistant.settings import Settings
 from assistant.types import Answer
 
 GRAMMAR = 'root ::= "fact" | "list" | "compare" | "overview"'
 REPLY_TOKENS = 2  # one word (each of the four is one token in Qwen2.5's vocabulary) and the end
-
-
-def messages(question: str) -> list[dict[str, str]]:
-    """The classifier's request: the cached system prompt, then the question as data."""
-    from assistant.compose.prompts import load_prompt
-
-    return [{"role": "system", "content": load_prompt("shape_system")},
-            {"role": "user", "content": " ".join((question or "").split())}]
 
 
 def parse(reply: str) -> str:
@@ -69,7 +62,7 @@ def eligible(question: str, shape: Shape) -> bool:
     """Whether the model may re-read this question: the frames read a fact, no work is named and
     nothing anchors it to one work (a single work's fact must stay a fact)."""
     q = " ".join((question or "").split())
-    return shape.is_fact and not names(q) and not _ONE_WORK.search(q)
+    return shape.is_fact and not names(q) and not ONE_WORK.search(q)
 
 
 def overview_probability(model: Any, question: str) -> float:
@@ -80,9 +73,9 @@ def overview_probability(model: Any, question: str) -> float:
     scored = getattr(model, "first_token_logprobs", None)
     if scored is None:
         extra = {"grammar": GRAMMAR} if getattr(model, "grammar", False) else {}
-        reply = "".join(model.stream(messages(question), max_tokens=REPLY_TOKENS, temperature=0.0, **extra))
+        reply = "".join(model.stream(shape_messages(question), max_tokens=REPLY_TOKENS, temperature=0.0, **extra))
         return 1.0 if parse(reply) == OVERVIEW else 0.0
-    _, top = scored(messages(question), max_tokens=REPLY_TOKENS, grammar=GRAMMAR)
+    _, top = scored(shape_messages(question), max_tokens=REPLY_TOKENS, grammar=GRAMMAR)
     return probabilities(top)[OVERVIEW]
 
 
@@ -111,7 +104,7 @@ def reread(settings: Settings, model_factory: Callable[[str, Settings], ChatMode
     except (LLMError, RuntimeError, ValueError, KeyError):
         return Reread(shape, seconds=time.perf_counter() - t)  # the frames' reading stands
     seconds = time.perf_counter() - t
-    if p < cfg.shape_model_bar or not (topic := _clean(question.text)):
+    if p < cfg.shape_model_bar or not (topic := clean(question.text)):
         return Reread(shape, seconds=seconds)
     return Reread(Shape(OVERVIEW, topic), True, seconds)
 

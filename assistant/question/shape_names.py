@@ -12,18 +12,18 @@ import re
 
 from assistant.language.names import names
 from assistant.question.shape_frames import (
-    _AUX_AFTER_HEAD,
-    _COORD,
-    _NAMED_PART,
-    _ORIGIN,
-    _PROPERTY_OF,
+    AUX_AFTER_HEAD,
+    COORD,
+    NAMED_PART,
+    ORIGIN,
+    PROPERTY_OF,
 )
 
 
-def _named_subject(rest: str) -> bool:
+def named_subject(rest: str) -> bool:
     """An auxiliary right after the head noun, then a name: the noun is the object of that named
     subject ("What datasets does FlashAttention use?", "How many documents was PaECTER tuned on?")."""
-    rest = _COORD.sub("", rest)
+    rest = COORD.sub("", rest)
     # past the head's own complement ("approaches to tokenization does ByT5 compare"): do-support then the subject
     rest = re.sub(
         r"^\s*(?:to|for|of|on|towards)\s+(?:[\w-]+\s+){1,4}?(?=(?:do|does|did)\s)",
@@ -31,7 +31,7 @@ def _named_subject(rest: str) -> bool:
         rest,
         flags=re.I,
     )
-    m = _AUX_AFTER_HEAD.match(rest)
+    m = AUX_AFTER_HEAD.match(rest)
     if not m:
         return False
     subject = m.group("subject")
@@ -50,7 +50,7 @@ def _starts_with_name(text: str) -> bool:
     return bool(found) and text.startswith(found[0])
 
 
-def _contact_subject(rest: str) -> bool:
+def contact_subject(rest: str) -> bool:
     """A name right after the head noun, then a verb: a relative clause without "that" whose subject
     is that name ("List the models LRP-QViT was applied to", "the architectures MaskMamba combines"), or
     with one ("the models that Hyena beats"): the head is the named work's own attribute, a fact about it."""
@@ -68,14 +68,14 @@ def _contact_subject(rest: str) -> bool:
     )
 
 
-def _originated(rest: str) -> bool:
+def originated(rest: str) -> bool:
     """A mass noun for writing with a relative clause of origination and a named object ("the work that
-    introduced Group Preference Optimization"): the one work that introduced it (``_ORIGIN``)."""
-    m = _ORIGIN.match(rest)
+    introduced Group Preference Optimization"): the one work that introduced it (``ORIGIN``)."""
+    m = ORIGIN.match(rest)
     return bool(m) and _starts_with_name(m.group("obj"))
 
 
-def _property_of_name(topic: str) -> bool:
+def property_of_name(topic: str) -> bool:
     """The topic is a property of one named work ("the speed of FlashAttention…", "Mamba's
     accuracy"), or an embedded question whose subject is a name ("how FlashAttention saves memory": that
     work's own behaviour): what is known about it is that work's fact, not a topic of the collection."""
@@ -83,13 +83,13 @@ def _property_of_name(topic: str) -> bool:
         m := re.match(r"^(?:how|why|whether|when|where|what)\s+(?P<subject>.+)$", topic, re.I)
     ) and _starts_with_name(m.group("subject")):
         return True
-    if (m := _PROPERTY_OF.match(topic)) and (found := names("The " + m.group("owner"))):
+    if (m := PROPERTY_OF.match(topic)) and (found := names("The " + m.group("owner"))):
         return m.group("owner").startswith(found[0])
     possessive = re.match(r"^(?P<owner>\S+)'s\s", topic)
     return bool(possessive and names("The " + possessive.group("owner")))
 
 
-def _named_part(topic: str) -> bool:
-    """ "the DALL-E 2 architecture": a system's part named by one work (``_NAMED_PART``)."""
-    m = _NAMED_PART.match(topic)
+def named_part(topic: str) -> bool:
+    """ "the DALL-E 2 architecture": a system's part named by one work (``NAMED_PART``)."""
+    m = NAMED_PART.match(topic)
     return bool(m) and names("The " + m.group("name")) == [m.group("name")]

@@ -33,11 +33,11 @@ from __future__ import annotations
 import re
 
 from assistant.language.names import names
-from assistant.question.shape_frames import _LEAD, _MASS, _THESE, _WORKS
+from assistant.question.shape_frames import LEAD, MASS, THESE, WORKS
 
 # the quantifiers that head an English partitive ("any of them", "one of these"): a closed class
 _QUANT = r"(?:any|either|one|some|all|each|none|both|neither)"
-_PARTITIVE = rf"{_QUANT}\s+of\s+{_THESE}(?:\s+{_WORKS})?"
+_PARTITIVE = rf"{_QUANT}\s+of\s+{THESE}(?:\s+{WORKS})?"
 # the prepositions that take a partitive complement at a clause's end (a closed class)
 _PREP = r"(?:in|by|for|from|across|among|within|on|with|to|throughout)"
 # English's irregular past participles that close a passive's verb group (a closed class; the regular
@@ -45,25 +45,25 @@ _PREP = r"(?:in|by|for|from|across|among|within|on|with|to|throughout)"
 _IRREGULAR = r"(?:built|done|run|made|put|set|taught|brought|held|found|kept|met|read|sent|spent|told|got|won|beat|hit|cut)"
 _PARTICIPLE = rf"(?:[\w-]+(?:ed|en|wn)|{_IRREGULAR})"
 # the particles / prepositions a phrasal passive ends in ("compared against", "built on"): a closed class
-_PARTICLE = r"(?:against|on|for|with|to|from|as|out|up|over|upon|about|at)"
+PARTICLE = r"(?:against|on|for|with|to|from|as|out|up|over|upon|about|at)"
 _OBJECT_SET = re.compile(
-    rf"{_LEAD}(?P<aux>is|are|was|were|has|have|had)\s+(?P<body>.+?)\s+{_PREP}\s+{_PARTITIVE}\s*[?.!]*\s*$",
+    rf"{LEAD}(?P<aux>is|are|was|were|has|have|had)\s+(?P<body>.+?)\s+{_PREP}\s+{_PARTITIVE}\s*[?.!]*\s*$",
     re.I,
 )
 _FRONTED = re.compile(
-    rf"{_LEAD}{_PREP}\s+(?:which|{_QUANT})\s+of\s+{_THESE}(?:\s+{_WORKS})?,?\s+(?P<aux>is|are|was|were|has|have|had)\s+(?P<body>.+?)\s*[?.!]*\s*$",
+    rf"{LEAD}{_PREP}\s+(?:which|{_QUANT})\s+of\s+{THESE}(?:\s+{WORKS})?,?\s+(?P<aux>is|are|was|were|has|have|had)\s+(?P<body>.+?)\s*[?.!]*\s*$",
     re.I,
 )
 _VERB_GROUP = re.compile(
-    rf"^(?P<subject>.+?)\s+(?:been\s+)?(?P<verb>{_PARTICIPLE}(?:\s+{_PARTICLE})?)$", re.I
+    rf"^(?P<subject>.+?)\s+(?:been\s+)?(?P<verb>{_PARTICIPLE}(?:\s+{PARTICLE})?)$", re.I
 )
 _THERE = re.compile(r"^there\s+(?:(?:any|some)\s+)?(?P<subject>.+)$", re.I)
 
 # the determiners of "more of a kind" (module doc: they presuppose a set already given): a closed class
 _MORE_DET = r"(?:other|more|further|additional)"
 _MORE = re.compile(
-    rf"{_LEAD}(?:(?:are|is)\s+there\s+|(?:do|does)\s+you\s+have\s+|(?:list|show|find|give)\s+(?:me\s+)?)?(?:any\s+)?"
-    rf"(?:{_MORE_DET}\s+(?:{_WORKS}|work|research)|more|others|other\s+ones|{_MASS}\s+else)"
+    rf"{LEAD}(?:(?:are|is)\s+there\s+|(?:do|does)\s+you\s+have\s+|(?:list|show|find|give)\s+(?:me\s+)?)?(?:any\s+)?"
+    rf"(?:{_MORE_DET}\s+(?:{WORKS}|work|research)|more|others|other\s+ones|{MASS}\s+else)"
     rf"(?:\s+(?:in\s+)?here)?\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.+)$",
     re.I,
 )
@@ -71,7 +71,7 @@ _MORE = re.compile(
 # an English superlative: -est, most / least, the suppletive best / worst (morphology, a closed class)
 _SUPERLATIVE_FORM = r"(?:(?:the|its)\s+(?:[\w-]{3,}est|most|least|best|worst)|(?:is|was)\s+(?:[\w-]{3,}est|most|least|best|worst))\b"
 _OVER_SET = re.compile(
-    rf"{_LEAD}(?:(?:which|what)(?:\s+ones?)?\s+of\s+{_THESE}|(?:of|among)\s+{_THESE},?\s+which|which\s+ones?|which(?=\s+(?:is|was)\b))"
+    rf"{LEAD}(?:(?:which|what)(?:\s+ones?)?\s+of\s+{THESE}|(?:of|among)\s+{THESE},?\s+which|which\s+ones?|which(?=\s+(?:is|was)\b))"
     rf"\b(?P<rest>.*)$",
     re.I,
 )
@@ -110,5 +110,5 @@ def over_set(q: str) -> bool:
     if not (m := _OVER_SET.match(q)) or not superlative(m.group("rest")):
         return False
     return not (
-        re.match(rf"{_LEAD}which\s+(?:is|was)\b", q, re.I) and names("The " + m.group("rest"))
+        re.match(rf"{LEAD}which\s+(?:is|was)\b", q, re.I) and names("The " + m.group("rest"))
     )

@@ -34,8 +34,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-# _acronym: the same initials rule as grounding (LLM = large language model)
-from assistant.language.names import _acronym, compound_head, mentioned, names
+from assistant.language.names import compound_head, is_acronym, mentioned, names
+
+# is_acronym: the same initials rule as grounding (LLM = large language model)
+from assistant.language.patterns import WORD
 from assistant.language.text import name_like
 
 # Comparison markers: the closed set of English words and phrases that introduce what a thing is
@@ -109,7 +111,6 @@ def _runs(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 
 def occurs(name: str, text: str) -> bool:
@@ -137,14 +138,14 @@ def _occurs(name: str, text: str) -> bool:
                 return True
             if len(acc) >= len(target) + 1:
                 break
-    return _acronym_like(name) and _acronym(name, _source_runs(text))
+    return _acronym_like(name) and is_acronym(name, _source_runs(text))
 
 
 @lru_cache(maxsize=1024)
 def _tokens(text: str) -> tuple[str, ...]:
     """Each word of ``text`` as its letters and digits (texts recur: one answer's sources); a
     compound modifier as the name it is made of ("ViT-based" holds ViT; grounding.compound_head)."""
-    return tuple("".join(_runs(compound_head(t.rstrip(".")))) for t in _TOKEN.findall(text))
+    return tuple("".join(_runs(compound_head(t.rstrip(".")))) for t in WORD.findall(text))
 
 
 @lru_cache(maxsize=256)
@@ -300,13 +301,13 @@ def _join(items: list[str]) -> str:
 # compound ending in a preposition ("in-between", "built-in", "add-on") is an adverb or a noun.
 _NEEDS_NOUN = set("the a an every its their our my your whose".split())
 _NEEDS_CLAUSE = set("and or but nor because although whereas unless if whether than".split())
-_AUX = set(
+AUX = set(
     (
         "is are was were be been being am has have had do does did "
         "can could may might must shall should will would"
     ).split()
 )
-_PREPOSITIONS = set(
+PREPOSITIONS = set(
     (
         "of in on at by for with from to into onto upon via as between among within without against toward "
         "towards during despite including across through about like per over under beyond versus"
@@ -350,12 +351,12 @@ def incomplete(claim: str) -> str | None:
         return f"it ends in \u201c{word}\u201d, which needs its noun"
     if low in _NEEDS_CLAUSE:
         return f"it ends in \u201c{word}\u201d, which needs what it joins"
-    if low in _PREPOSITIONS:  # "and so on" is an idiom
+    if low in PREPOSITIONS:  # "and so on" is an idiom
         gap = _WH & window or before[-1:] == ["so"]
         return None if gap else f"it ends in \u201c{word}\u201d, which needs its object"
     if _ELLIPSIS & window:
         return None
-    if low in _AUX:
+    if low in AUX:
         return f"it ends in \u201c{word}\u201d, which needs its complement"
     if low.endswith("'s") and len(low) > 2:
         return f"it ends in the possessive \u201c{word}\u201d, which needs its noun"

@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from assistant.compose.prompts import INSTRUCTION_LIKE
 from assistant.evidence.scoring import SentenceCache, coverage, embed, terms
+from assistant.language.patterns import INSTRUCTION_LIKE
 from assistant.language.text import split_sentences
 from assistant.store.idf import Idf
 from assistant.types import AnswerSentence, Evidence

@@ -36,7 +36,7 @@ import re
 from assistant.language.text import name_like
 
 # the same closed classes as the incomplete-sentence rule (auxiliaries, prepositions)
-from assistant.verify.attribution import _AUX, _PREPOSITIONS
+from assistant.verify.attribution import AUX, PREPOSITIONS
 
 # Where these come from (orthography and English closed classes; none from an evaluation question):
 # a token is a word as names are written (letters and digits joined by ' + / . -, a trailing %: "GPT-4",
@@ -62,10 +62,10 @@ _SUBORDINATORS = set(
     "than versus vs but".split()
 )
 _STOP_LEFT = (
-    _DETERMINERS | _CORRELATIVES | _PRONOUNS | _SUBORDINATORS | _AUX | _PREPOSITIONS | _COORDINATORS
+    _DETERMINERS | _CORRELATIVES | _PRONOUNS | _SUBORDINATORS | AUX | PREPOSITIONS | _COORDINATORS
 )
 # a fronted adjunct ("For Llama, ...") opens with a preposition or a subordinator: not a list item
-_FRONTED = _PREPOSITIONS | _SUBORDINATORS
+_FRONTED = PREPOSITIONS | _SUBORDINATORS
 
 
 def _finite_s(word: str) -> bool:
@@ -103,7 +103,7 @@ def _right(tokens: list[str], start: int, subject: bool) -> list[str]:
     j = start
     while j < len(tokens) and tokens[j] not in _PUNCT and tokens[j].lower() not in _COORDINATORS:
         low = tokens[j].lower()
-        if subject and j > start and (low in _AUX or low in _SUBORDINATORS):
+        if subject and j > start and (low in AUX or low in _SUBORDINATORS):
             break
         j += 1
     return tokens[start:j]
