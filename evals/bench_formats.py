@@ -58,9 +58,9 @@ def write_bib(records: list[dict[str, object]], path: Path) -> None:
 
 
 def write_jsonl(records: list[dict[str, object]], path: Path) -> None:
-    from ingest.bibtex import _LatexDecoding
+    from ingest.bibtex import LatexDecoding
 
-    decoder = _LatexDecoding()
+    decoder = LatexDecoding()
 
     def decode(value: str) -> str:  # the same text the BibTeX reader stores
         return decoder._transform_python_value_string(value)[0]

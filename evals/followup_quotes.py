@@ -121,7 +121,7 @@ def stated_score(sentence: str, q_terms: list[str], idf: Any) -> float:
 def rules(idf: Any) -> dict[str, tuple[Any, list[Any]]]:
     """name -> (rule, its grid of params; fitted by 5-fold CV where it has more than one)."""
     from assistant.collection.followups import own_claim
-    from assistant.collection.topics import _has_run
+    from assistant.collection.topics import has_run
     from assistant.evidence.scoring import coverage, terms
 
     def weighed(it: dict[str, Any], f: dict[str, Any], p: tuple[float, float]) -> str:
@@ -137,7 +137,7 @@ def rules(idf: Any) -> dict[str, tuple[Any, list[Any]]]:
         the sentences of the best lexical score for the topic, else all; among them the first person
         first, then the mean cosine."""
         ts, cos = terms(f["topic"]), [sum(c) / 2 for c in it["cos"]]
-        lex = [0.5 * coverage(ts, set(q := terms(s)), idf) + 0.5 * float(_has_run(q, ts)) for s in it["sentences"]]
+        lex = [0.5 * coverage(ts, set(q := terms(s)), idf) + 0.5 * float(has_run(q, ts)) for s in it["sentences"]]
         ok = [x >= max(lex) - 1e-9 for x in lex] if any(i["mentions"] for i in f["listed"]) else [True] * len(lex)
         return _argmax(it, [(k, own_claim(s), c) for k, s, c in zip(ok, it["sentences"], cos, strict=True)])
 
@@ -233,9 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--features", default=str(FEATURES))
     ap.add_argument("--dry-run", action="store_true")
     args = ap.parse_args(argv)
-    from evals.lists import _open
+    from evals.lists import open
 
-    assistant = _open(args.data_dir)
+    assistant = open(args.data_dir)
     if args.command == "collect":
         feats = collect(assistant)
         Path(args.features).parent.mkdir(parents=True, exist_ok=True)

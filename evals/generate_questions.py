@@ -112,9 +112,9 @@ class Generator:
 
     def __init__(self, model_path: Path, threads: int, sections: dict[str, str], max_chars: int) -> None:
         # The product's engine (Unix-socket llama.cpp server, prompt cache on); reused, not copied.
-        from assistant.backends.local import _Engine
+        from assistant.backends.local import Engine
 
-        self.engine = _Engine(model_path, threads, N_CTX)
+        self.engine = Engine(model_path, threads, N_CTX)
         self.sections, self.max_chars = sections, max_chars
 
     def messages(self, abstract: Abstract, style: str) -> list[dict[str, str]]:

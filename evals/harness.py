@@ -100,7 +100,7 @@ def _limit(questions: list[Question], limit: int | None) -> list[Question]:
     return [q for q in questions if q.id in keep]
 
 
-def _open(dataset: str, data_dir: str | Path | None, split: str | None, backend: str | None, log: Any) -> tuple[Any, Dataset, dict[str, Any]]:
+def open(dataset: str, data_dir: str | Path | None, split: str | None, backend: str | None, log: Any) -> tuple[Any, Dataset, dict[str, Any]]:
     from assistant import Assistant
     from assistant.settings import DEFAULT_CORPUS
 
@@ -298,7 +298,7 @@ def run_eval(dataset: str = "dev", backend: str | None = None, data_dir: str | P
     log = (lambda *_: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     started = time.perf_counter()
     previous = load_results(compare) if compare else None  # fail early on a bad path
-    assistant, ds, info = _open(dataset, data_dir, split, backend, log)
+    assistant, ds, info = open(dataset, data_dir, split, backend, log)
     ds.questions = _limit(ds.questions, limit)
     chosen_backend = backend or ("extractive" if ds.kind == "dev" else None)
     log(f"{len(ds.questions)} questions ({ds.name}, split {ds.split}); systems {', '.join(SYSTEMS)}"

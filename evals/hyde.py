@@ -109,11 +109,11 @@ class Writer:
         return self.done[key]
 
     def _generate(self, question: str) -> dict[str, Any]:
-        from assistant.backends.local import _Engine, ensure_model
+        from assistant.backends.local import Engine, ensure_model
         from assistant.settings import Settings
 
         if self.engine is None:
-            self.engine = _Engine(ensure_model(Settings()), self.threads, 1024)
+            self.engine = Engine(ensure_model(Settings()), self.threads, 1024)
         request = {"messages": [{"role": "user", "content": self.prompt.replace("{question}", question)}],
                    "max_tokens": MAX_TOKENS, "temperature": 0.0, "seed": 11, "cache_prompt": True}
         out: list[Any] = []

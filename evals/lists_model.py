@@ -151,9 +151,9 @@ def collect(data_dir: str | None, n: int, words: int, minutes: float, written_to
             design: str = "list") -> int:
     import os
 
-    from evals.lists import _open
+    from evals.lists import open
 
-    assistant = _open(data_dir)
+    assistant = open(data_dir)
     model = assistant.engine.model_factory("local", assistant.settings)
     done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
     stop, count = time.monotonic() + 60 * minutes, 0

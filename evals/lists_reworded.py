@@ -97,7 +97,7 @@ def _ask(engine: Any, sections: dict[str, str], group: dict[str, Any], attempt: 
 
 
 def generate(threads: int = 2, out: Path = OUT_PATH) -> dict[str, Any]:
-    from assistant.backends.local import _Engine, ensure_model
+    from assistant.backends.local import Engine, ensure_model
     from assistant.settings import Settings
 
     groups = json.loads(META_PATH.read_text(encoding="utf-8"))["groups"][:MAX_TOPICS]
@@ -105,7 +105,7 @@ def generate(threads: int = 2, out: Path = OUT_PATH) -> dict[str, Any]:
     have = kept(out)
     tries = {g["term"]: sum(1 for r in done if r["term"] == g["term"]) for g in groups}
     todo = [g for g in groups if g["term"] not in have and tries[g["term"]] < MAX_ATTEMPTS]
-    engine = _Engine(ensure_model(Settings()), threads, N_CTX) if todo else None
+    engine = Engine(ensure_model(Settings()), threads, N_CTX) if todo else None
     sections, t0 = _sections(), time.perf_counter()
     with out.open("a", encoding="utf-8") as f:
         for g in todo:

@@ -112,10 +112,10 @@ def rows() -> list[dict[str, Any]]:
 
 def build(data_dir: str | None = None) -> dict[str, Any]:
     """Write the split after checking that each anchor names exactly one work of the bundled corpus."""
-    from evals.lists import _open
+    from evals.lists import open
 
     made = rows()
-    questions, problems = resolve_anchors(made, _open(data_dir).retriever.docs())
+    questions, problems = resolve_anchors(made, open(data_dir).retriever.docs())
     problems += [f"{q.id}: its anchor is in {len(q.gold)} works" for q in questions if len(q.gold) != 1]
     if problems:
         raise SystemExit("\n".join(problems))

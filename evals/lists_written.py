@@ -80,9 +80,9 @@ def _groups() -> dict[str, dict[str, Any]]:
 
 def build(data_dir: str | None = None) -> dict[str, Any]:
     from assistant.evidence.scoring import terms
-    from evals.lists import _open
+    from evals.lists import open
 
-    assistant = _open(data_dir)
+    assistant = open(data_dir)
     engine, docs = assistant.engine, assistant.retriever.docs()
     by_work = {d.work_id: d.original for d in docs.values()}
     groups = _groups()

@@ -16,7 +16,7 @@ from typing import Any
 from assistant.evidence.scoring import terms
 from assistant.language.names import missing_names
 from ingest.loaders import iter_files, load_file
-from ingest.normalize import _GENERIC, content_id, make_label, normalize_text
+from ingest.normalize import GENERIC, content_id, make_label, normalize_text
 
 MIN_WORDS, MAX_WORDS = 5, 40  # question length bounds from the brief (issue 11): shorter is a fragment, longer a paragraph
 ANCHOR_MIN, ANCHOR_MAX = 8, 16  # anchor words: evals/check_dataset.py accepts 8-20; 16 leaves room for a full clause
@@ -82,7 +82,7 @@ def distinctive_names(abstracts: list[Abstract]) -> frozenset[str]:
 
 
 def _generic(name: str) -> bool:
-    return name.upper() in _GENERIC or name.upper().rstrip("S") in _GENERIC
+    return name.upper() in GENERIC or name.upper().rstrip("S") in GENERIC
 
 
 @dataclass(frozen=True)

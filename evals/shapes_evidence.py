@@ -35,7 +35,7 @@ CACHE = Path(__file__).resolve().parent / "runs" / "_cache" / "shape-evidence-fe
 FIT_PATH = Path(__file__).parent / "fits" / "shapes_evidence.json"
 FACT_SPLITS = ("shape_facts_written", "dev", "paraphrase_written", "calibration", "generated")
 OVERVIEW_SPLITS = ("overview_written",)
-_FACT_TYPES = {"lookup", "paraphrase", "numeric", "unanswerable", "short", "fact_written"}
+FACT_TYPES = {"lookup", "paraphrase", "numeric", "unanswerable", "short", "fact_written"}
 HOLDOUT_PREFIX = "SQ"
 
 
@@ -46,7 +46,7 @@ def labelled(holdout: bool = False) -> list[dict[str, Any]]:
         for name in FACT_SPLITS + OVERVIEW_SPLITS:
             for r in load_for_tuning(resolve_path(name)[1]):
                 t = r.get("type", "")
-                shape = "fact" if t in _FACT_TYPES else "overview" if t == "overview" else None
+                shape = "fact" if t in FACT_TYPES else "overview" if t == "overview" else None
                 if shape and not r.get("previous"):
                     out.append({"group": name, "id": r["id"], "question": r["question"], "shape": shape})
     for r in load_for_tuning(SHAPES_PATH):
@@ -83,7 +83,7 @@ def features(data_dir: str | None, holdout: bool = False, path: Path = CACHE) ->
     """Every labelled question's frame reading, names and evidence (cached by question)."""
     from assistant.language.names import names
     from assistant.question.shape import detect
-    from evals.lists import _open
+    from evals.lists import open
 
     cached = {}
     if path.exists():
@@ -96,7 +96,7 @@ def features(data_dir: str | None, holdout: bool = False, path: Path = CACHE) ->
             if r["question"] in cached:
                 continue
             if engine is None:
-                engine = _open(data_dir).engine
+                engine = open(data_dir).engine
             r = {**r, "frame": detect(r["question"]).kind, "names": names(r["question"])}
             if r["shape"] == "fact" and (r["frame"] != "fact" or r["names"]) and not holdout:
                 continue  # the rule never sees it (a named work, or the frames read another shape)

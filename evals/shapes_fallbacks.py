@@ -33,7 +33,7 @@ BROAD = (r"\b(?:research|literature|the\s+field|consensus|landscape|known|learne
 OVERVIEW = "overview"
 K, FLOOR, SHARE = 5, 0.6, 0.67  # the best of a small grid (k 3/5/9, floor 0.5/0.6/0.7, share 0.5/0.67) on false facts
 # a split's question types that are single facts (the rest of dev / calibration: multi, follow-ups, unlabelled here)
-_FACT_TYPES = {"lookup", "paraphrase", "numeric", "unanswerable", "short"}
+FACT_TYPES = {"lookup", "paraphrase", "numeric", "unanswerable", "short"}
 _SHAPE_OF = {"list": "list", "list_reworded": "list", "list_written": "list", "list_absent": "list", "overview": "overview",
              "compare": "compare", "fact_written": "fact"}
 
@@ -44,7 +44,7 @@ def labelled() -> list[tuple[str, str, str]]:
     for name in SPLITS:
         for r in load_for_tuning(resolve_path(name)[1]):
             t = r.get("type", "")
-            shape = "fact" if t in _FACT_TYPES else _SHAPE_OF.get(t)
+            shape = "fact" if t in FACT_TYPES else _SHAPE_OF.get(t)
             if shape and not r.get("previous"):
                 out.append((name, r["question"], shape))
     for r in load_for_tuning(PATH):

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.data import load_for_tuning, resolve_path
-from evals.shapes_evidence import _FACT_TYPES, FACT_SPLITS
+from evals.shapes_evidence import FACT_SPLITS, FACT_TYPES
 from evals.shapes_written import PATH as SHAPES_PATH
 
 FITS = Path(__file__).parent / "fits"
@@ -52,7 +52,7 @@ def labelled(holdout: bool = False) -> list[dict[str, Any]]:
     if not holdout:
         for name in FACT_SPLITS:
             for r in load_for_tuning(resolve_path(name)[1]):
-                add(name, r, "fact" if r.get("type", "") in _FACT_TYPES else None)
+                add(name, r, "fact" if r.get("type", "") in FACT_TYPES else None)
         for r in load_for_tuning(resolve_path("overview_written")[1]):
             add("overview_written", r, "overview" if r.get("type") == "overview" else None)
         for name in LIST_SPLITS:

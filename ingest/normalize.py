@@ -45,7 +45,7 @@ _ACRONYM_DEF = re.compile(r"\(([A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\)")
 _NAME_COLON = re.compile(r"\b" + _NAME + r"(?=:|,? (?:a|an) (?:new|novel|simple))")
 
 
-_GENERIC = {
+GENERIC = {
     "LLM", "LLMS", "RNN", "RNNS", "RL", "NLP", "NLU", "NLG", "MLP", "MLPS", "ICL", "MLLM", "MLLMS",
     "CNN", "CNNS", "GPU", "GPUS", "TPU", "VIT", "VITS", "LM", "LMS", "QA", "SOTA", "AI", "ML", "KV",
     "FFN", "FFNS", "SSM", "SSMS", "MOE", "GNN", "GNNS", "VLM", "VLMS", "RAG", "COT", "SGD", "PEFT",
@@ -77,7 +77,7 @@ def method_name(text: str) -> str | None:
         for pattern in (_INTRO, _CALLED, _NAME_COLON, _ACRONYM_DEF):
             for m in pattern.finditer(sentence):
                 name = m.group(1).strip(" .,-")
-                if 2 <= len(name) <= 40 and name.upper().rstrip("S") not in _GENERIC and name.upper() not in _GENERIC:
+                if 2 <= len(name) <= 40 and name.upper().rstrip("S") not in GENERIC and name.upper() not in GENERIC:
                     return name
     return introduced_name(text)
 

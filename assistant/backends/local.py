@@ -184,7 +184,7 @@ def ensure_model(settings: Settings) -> Path:
     return target
 
 
-class _Engine:
+class Engine:
     """One loaded llama.cpp server plus the lock that keeps it to one generation at a time."""
 
     def __init__(self, path: Path, threads: int, n_ctx: int) -> None:
@@ -206,7 +206,7 @@ class _Engine:
 
 
 EngineKey = tuple[str, int, int]  # (model path, threads, n_ctx)
-_ENGINES: dict[EngineKey, _Engine] = {}
+_ENGINES: dict[EngineKey, Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
@@ -326,16 +326,16 @@ class LocalChatModel(ChatModel):
         path = settings.local_model_path
         self.model = Path(path).name if path else MODEL_FILE
         self.context_window = settings.local_context
-        self._engine: _Engine | None = None
+        self._engine: Engine | None = None
 
-    def _load(self) -> _Engine:
+    def _load(self) -> Engine:
         if self._engine is None:
             path, s = ensure_model(self.settings), self.settings
             key = (str(path.resolve()), threads_for(s), s.local_context)
             with _ENGINES_LOCK:
                 if key not in _ENGINES:
                     try:
-                        _ENGINES[key] = _Engine(path, key[1], key[2])
+                        _ENGINES[key] = Engine(path, key[1], key[2])
                     except Exception as exc:
                         raise LLMError(f"could not load the local model {path}: {exc}") from exc
                 self._engine = _ENGINES[key]

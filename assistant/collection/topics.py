@@ -44,7 +44,7 @@ class Candidate:
 
 
 # --- candidates -----------------------------------------------------------------------------------
-def _has_run(seq: list[str], run: list[str]) -> bool:
+def has_run(seq: list[str], run: list[str]) -> bool:
     n = len(run)
     return n > 0 and any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
 
@@ -58,7 +58,7 @@ def sentence_scores(text: str, q_terms: list[str], idf: Any, alias: re.Pattern[s
         if alias is not None and alias.search(sentence):
             score = 1.0
         else:
-            score = 0.5 * coverage(q_terms, set(seq), idf) + 0.5 * float(_has_run(seq, q_terms))
+            score = 0.5 * coverage(q_terms, set(seq), idf) + 0.5 * float(has_run(seq, q_terms))
         out.append((score, (s.start, s.end)))
     return out
 
