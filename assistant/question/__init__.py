@@ -7,4 +7,5 @@ the standalone question it stands for.
 - ``shape_sets``: the shape readings of a question about a set already listed, or more of its kind.
 - ``shape_model``: the shape re-read by the local model where the frames read a fact.
 - ``conversation``: follow-ups: detection and the standalone retrieval query.
+- ``reading``: the question read once (``Question``): its text, history, listed works, shape, standalone query.
 """

@@ -5,4 +5,5 @@
 - ``lexical``: the persisted, incremental BM25 index over abstracts and its policy.
 - ``lexical_segments``: one segment of the lexical index on disk.
 - ``bm25_scoring``: the BM25 score matrix built from a segment's token ids.
+- ``idf``: inverse document frequency over the collection (``Idf``).
 """
