@@ -57,7 +57,7 @@ def collect(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
     r = assistant.retriever
     docs, lex = r.docs(), r._current()
     ids = sorted(docs)
-    got = assistant.store.chroma.docs.get(ids=ids, include=["embeddings"])
+    got = assistant.store.docs.get(ids=ids, include=["embeddings"])
     vec_of = dict(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
     matrix = np.vstack([vec_of[i] for i in ids])
     derived = _derived_matrix(assistant, ids)
@@ -80,7 +80,7 @@ def collect(assistant: Any, questions: list[Any]) -> list[dict[str, Any]]:
 
 def _derived_matrix(assistant: Any, ids: list[str]) -> np.ndarray:
     """Per abstract, the normalised mean of its chunk vectors (rows in ``ids`` order)."""
-    chunks = assistant.store.chroma.chunks
+    chunks = assistant.store.chunks
     sums: dict[str, np.ndarray] = {}
     total = chunks.count()
     for offset in range(0, total, 5000):

@@ -41,7 +41,7 @@ print(json.dumps(out))
 
 def _exact(assistant: Assistant, topic: str, n: int) -> list[str]:
     """The ``n`` abstracts nearest ``topic`` by exact cosine over every stored abstract vector."""
-    got = assistant.store.chroma.docs.get(include=["embeddings"])
+    got = assistant.store.docs.get(include=["embeddings"])
     ids = sorted(got["ids"])
     by_id = dict(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
     matrix = np.stack([by_id[i] / np.linalg.norm(by_id[i]) for i in ids])

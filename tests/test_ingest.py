@@ -80,7 +80,7 @@ def test_jsonl_field_mapping_and_unknown_fields(tmp_path: Path) -> None:
     assistant = fake_assistant(tmp_path / "data")
     report = assistant.ingest([f])
     assert report.added == 3 and not report.rejected
-    docs = {d.metadata.get("external_id"): d for d in assistant.store.chroma.all_docs().values()}
+    docs = {d.metadata.get("external_id"): d for d in assistant.store.all_docs().values()}
     assert docs["2401.1"].label == "Ada and Alan 2024 — Paper A" and docs["2401.1"].metadata["title"] == "Paper A"
     assert docs["B"].metadata["authors"] == "Grace H."
 
@@ -125,7 +125,7 @@ def test_assistant_ingest_takes_files_and_folders(tmp_path: Path) -> None:
     report = assistant.ingest([tmp_path / "corpus", extra])
     assert (report.files, report.added, report.rejected) == (3, 7, [])
     assert len(files) == 2 and report.totals["abstracts"] == 7
-    integrity(assistant.store.chroma)
+    integrity(assistant.store)
 
 
 # --- normalisation, ids, labels ------------------------------------------------------------------
@@ -143,7 +143,7 @@ def test_original_text_kept_for_display(tmp_path: Path) -> None:
     f.write_text(text + "\n")
     assistant = fake_assistant(tmp_path / "data")
     assistant.ingest([f])
-    (doc,) = assistant.store.chroma.all_docs().values()
+    (doc,) = assistant.store.all_docs().values()
     assert doc.original == text
     assert doc.text == "We present LaTeXNet, a model reaching 95% accuracy with spaced words and more words here."
     assert doc.label == "LaTeXNet"
@@ -211,7 +211,7 @@ def test_every_stored_chunk_knows_its_abstract_and_span(tmp_path: Path) -> None:
     write_corpus(tmp_path / "c", distinct_seeds(6))
     assistant = fake_assistant(tmp_path / "data")
     assistant.ingest([tmp_path / "c"])
-    snapshot = integrity(assistant.store.chroma)  # doc_id + span of each chunk checked there
+    snapshot = integrity(assistant.store)  # doc_id + span of each chunk checked there
     assert len(snapshot["ids"]) == 6 and snapshot["chunks"] >= 6
 
 
@@ -239,10 +239,10 @@ def test_versions_in_a_small_corpus_and_thresholds() -> None:
 def test_seed_dry_run_counts(tmp_path: Path) -> None:
     """The documented seed figures, computed on an empty index without embedding anything."""
     assistant = fake_assistant(tmp_path / "data", FakeEmbedder(forbid=True))
-    report = ingest_paths([DEFAULT_CORPUS], assistant.store.chroma, assistant.embedder, dry_run=True, progress=False)
+    report = ingest_paths([DEFAULT_CORPUS], assistant.store, assistant.embedder, dry_run=True, progress=False)
     assert (report.added, report.duplicates, report.versions, report.unchanged, len(report.rejected)) == (446, 16, 2, 0, 0)
     assert report.totals == {"abstracts": 446, "works": 444}
-    assert assistant.store.chroma.counts() == {"abstracts": 0, "chunks": 0}
+    assert assistant.store.counts() == {"abstracts": 0, "chunks": 0}
     assert "446 added" in report.summary() and "dry run" in report.summary()
 
 
