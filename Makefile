@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export GRADIO_ANALYTICS_ENABLED := False
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: run test install lint eval fit questions bench bench-scale bench-local reliability clean
+.PHONY: run test install lint eval fit questions bench bench-scale bench-local reliability prebuilt clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,11 @@ bench-local: $(VENV)/.installed-dev+local
 # The long load and memory runs (64 concurrent sessions, 1,000 questions); CI runs a short version.
 reliability: $(VENV)/.installed-dev
 	$(BIN)/python -m evals.reliability --sessions 64 --questions 1000
+
+# The bundled corpus's shipped vectors (data/abstracts/vectors.npz); rebuild after editing the corpus
+# (tests/test_prebuilt.py fails while it is stale).
+prebuilt: $(VENV)/.installed-dev
+	$(BIN)/python -m ingest.prebuilt build
 
 clean:
 	rm -rf .assistant evals/runs tests/artifacts .pytest_cache

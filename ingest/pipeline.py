@@ -27,6 +27,7 @@ from ingest.dedup import find_versions, minhash
 from ingest.loaders import iter_files, load_file
 from ingest.metadata import TRACKED_KEYS, identifiers, reference_label
 from ingest.normalize import abstract_label, content_id, normalize_text
+from ingest.prebuilt import with_prebuilt
 from ingest.records import Problem, Record
 from ingest.writer import abstract_vectors, write_new_docs
 
@@ -97,12 +98,13 @@ class _Parsed:
 
 def ingest_paths(
     paths: list[str | Path], store: Store, embedder: Any, *, prune: bool = False, progress: bool = True,
-    dry_run: bool = False,
+    dry_run: bool = False, preloaded: dict[Path, tuple[list[Record], list[Problem]]] | None = None,
 ) -> IngestReport:
-    """Bring the store in line with ``paths``; ``dry_run`` reports what would change, writing nothing."""
+    """Bring the store in line with ``paths``; ``dry_run`` reports what would change, writing nothing.
+    ``preloaded``: files already parsed (by resolved path), applied as parsed (ingest/watch.py)."""
     started = time.perf_counter()
     report = IngestReport(dry_run=dry_run)
-    parsed = _read_files(paths, report)
+    parsed = _read_files(paths, report, preloaded or {})
     lex = lexical.open_for(store.settings.data_dir, store.settings.collection_prefix)
     stored, complete, settled = _stored(store, parsed, lex, prune, dry_run)
     changed, to_delete = _compare(stored, parsed, prune)
@@ -113,6 +115,8 @@ def ingest_paths(
         writes = bool(new_docs or changed or to_delete)
         if writes:
             store.mark_ingest("running")  # a run killed from here on is noticed by the next
+        if new_docs:  # the bundled corpus's texts come with their vectors (ingest/prebuilt.py)
+            embedder = with_prebuilt(embedder, store.fingerprint)
         report.chunks_added += write_new_docs(list(new_docs.values()), store, embedder, lex, report, progress,
                                               EMBED_BATCH_DOCS, LEXICAL_FLUSH_DOCS)
         upgrade_abstract_vectors(store, embedder, report)
@@ -158,7 +162,7 @@ def _stored(
     return touched(store, parsed.by_id, parsed.files), False, settled
 
 
-def _read_files(paths: list[str | Path], report: IngestReport) -> _Parsed:
+def _read_files(paths: list[str | Path], report: IngestReport, preloaded: dict[Path, Any]) -> _Parsed:
     """1. Read every file. A file that yields nothing but problems (unreadable, binary, every record
     broken) leaves its stored abstracts alone, and so does a rejected record at a stored line."""
     parsed = _Parsed()
@@ -168,7 +172,7 @@ def _read_files(paths: list[str | Path], report: IngestReport) -> _Parsed:
             report.rejected.append(Problem(str(folder), 0, "no .txt, .md, .jsonl, .json or .csv files in this folder"))
     for path in iter_files(paths):
         report.files += 1
-        records, problems = load_file(path)
+        records, problems = preloaded.get(path.resolve()) or load_file(path)
         report.rejected += [p for p in problems if not p.warning]
         report.warnings += [p for p in problems if p.warning]
         resolved = str(path.resolve())

@@ -23,6 +23,7 @@ from llama_index.core.vector_stores.utils import node_to_metadata_dict
 from assistant.store import lexical
 from assistant.store.chroma import Store, StoredDoc, doc_metadata
 from ingest.chunking import chunk_text
+from ingest.progress import IngestProgress
 
 # Whole-abstract vectors derived from the chunk vectors (normalised mean) instead of embedding
 # every abstract a second time. Measured by the retrieval CV (python -m evals.retrieval_variants
@@ -49,25 +50,29 @@ def write_new_docs(
 ) -> int:
     """Embed and write ``docs`` in batches of ``batch_docs``; the lexical index writes a delta
     every ``flush_docs`` or so (after the Chroma writes it covers). Returns the chunks written."""
-    bar = progress_bar(len(docs), progress, "embedding")
+    bar = IngestProgress(store.settings.data_dir if not store.settings.chroma_host else None, len(docs), bar=progress)
     chunks = 0
-    pending: Future[None] | None = None
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer") as writer:
-        for n, b in enumerate(range(0, len(docs), batch_docs)):
-            batch = _prepare(docs[b : b + batch_docs], embedder, report)  # while the previous batch is written
-            chunks += len(batch.nodes)
+    try:
+        pending: Future[None] | None = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer") as writer:
+            for n, b in enumerate(range(0, len(docs), batch_docs)):
+                batch = _prepare(docs[b : b + batch_docs], embedder, report)  # while the previous batch is written
+                chunks += len(batch.nodes)
+                if pending is not None:
+                    pending.result()  # raises the writer's StoreError here
+                pending = writer.submit(_store, batch, store)
+                if n:
+                    store.mark_ingest("running")  # the heartbeat replicas read (Store.ingest_running)
+                lex.add([d.doc_id for d in batch.docs], [d.text for d in batch.docs])
+                if n % max(1, flush_docs // batch_docs) == 0:
+                    pending.result()
+                    lex.flush()
+                bar.update(len(batch.docs))
             if pending is not None:
-                pending.result()  # raises the writer's StoreError here
-            pending = writer.submit(_store, batch, store)
-            if n:
-                store.mark_ingest("running")  # the heartbeat replicas read (Store.ingest_running)
-            lex.add([d.doc_id for d in batch.docs], [d.text for d in batch.docs])
-            if n % max(1, flush_docs // batch_docs) == 0:
                 pending.result()
-                lex.flush()
-            bar.update(len(batch.docs))
-        if pending is not None:
-            pending.result()
+    except BaseException:
+        bar.close("stopped")
+        raise
     bar.close()
     return chunks
 
@@ -93,14 +98,27 @@ def _prepare(docs: list[StoredDoc], embedder: Any, report: Any) -> _Batch:
             node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=doc.doc_id)
             nodes.append(node)
         doc.metadata["n_chunks"] = len(doc_chunks)
-    t = time.perf_counter()
-    vectors = np.asarray(embedder([n.text for n in nodes]), dtype=np.float32)
-    report.embed_seconds += time.perf_counter() - t
-    # A doc's own vector: the whole abstract embedded once (its first 256 word pieces), the
-    # retriever's "abstract" signal (assistant/search/retrieval.py says why).
     if DERIVED_ABSTRACT_VECTORS:
+        vectors = embed_once([n.text for n in nodes], embedder, report)
         return _Batch(docs, nodes, vectors, derived_vectors(docs, vectors))
-    return _Batch(docs, nodes, vectors, abstract_vectors(docs, embedder, report))
+    # A doc's own vector: the whole abstract embedded once (its first 256 word pieces), the
+    # retriever's "abstract" signal (assistant/search/retrieval.py says why). Chunks and abstracts go to
+    # the embedder in one call: its length-sorted batches pad less, and an abstract that is a
+    # single chunk (the same text) is embedded once.
+    both = embed_once([n.text for n in nodes] + [d.text for d in docs], embedder, report)
+    return _Batch(docs, nodes, both[: len(nodes)], both[len(nodes) :])
+
+
+def embed_once(texts: list[str], embedder: Any, report: Any) -> np.ndarray:
+    """One vector per text, each distinct text embedded once."""
+    unique = list(dict.fromkeys(texts))
+    t = time.perf_counter()
+    vectors = np.asarray(embedder(unique), dtype=np.float32) if unique else np.zeros((0, 0), np.float32)
+    report.embed_seconds += time.perf_counter() - t
+    if len(unique) == len(texts):
+        return vectors
+    row = {text: i for i, text in enumerate(unique)}
+    return vectors[[row[text] for text in texts]]
 
 
 def derived_vectors(docs: list[StoredDoc], chunk_vectors: np.ndarray) -> np.ndarray:
