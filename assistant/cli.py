@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--prune", action="store_true", help="remove abstracts whose files are gone")
     s.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.add_argument("--watch", action="store_true", help="keep watching PATHs and apply every change (Ctrl-C stops)")
 
     narrow = argparse.ArgumentParser(add_help=False)  # filters (assistant/filters.py)
     narrow.add_argument("--year", help="only works of these years: 2020, 2019-2021, 2019-, >=2020, <2022")
@@ -88,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--insecure-no-auth", action="store_true", help="allow a non-loopback bind without auth")
     s.add_argument("--share", action="store_true", help="create a public Gradio share link (off by default)")
     s.add_argument("--backend", choices=backends)
+    s.add_argument("--library", nargs="+", type=Path, metavar="PATH",
+                   help="export files, folders or a Zotero data directory to keep the index in step with")
 
     # eval and bench hand their arguments to evals.harness / evals.bench (see `assistant eval --help`).
     sub.add_parser("eval", help="measure retrieval, citations, refusals and speed (--help for options)", add_help=False)
@@ -135,6 +138,8 @@ def _run(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     assistant = Assistant(settings=settings)
+    if args.command == "ingest" and args.watch:
+        return _watch(assistant, args.paths)
     if args.command == "ingest":
         report = assistant.ingest(args.paths or None, prune=args.prune, progress=not args.json, dry_run=args.dry_run)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
@@ -171,6 +176,24 @@ def _query(assistant: Any, args: argparse.Namespace) -> int:
     if args.command == "ask":
         return _ask(assistant, args.question, [], args.json, filters=args.filters, export=args.export)
     return _chat(assistant, args.filters)
+
+
+def _watch(assistant: Any, paths: list[Path]) -> int:
+    """`assistant ingest --watch PATH...`: apply each change as it settles, print what it did."""
+    import time
+
+    if not paths:
+        print("error: --watch needs the files or folders to watch", file=sys.stderr)
+        return 2
+    watcher = assistant.watch(paths, start=False, progress=True)
+    print(f"watching {', '.join(str(p) for p in watcher.paths)} (Ctrl-C stops)", file=sys.stderr)
+    while True:
+        event = watcher.step()
+        if event is not None:
+            print(f"{time.strftime('%H:%M:%S')} {event.message}", flush=True)
+            for problem in event.problems[:20]:
+                print(f"  {'warning' if problem.warning else 'rejected'} {problem}", flush=True)
+        time.sleep(watcher.poll_s)
 
 
 def _ingested_anything(report: Any) -> bool:

@@ -29,11 +29,13 @@ class Assistant:
         self.settings = settings
         self._init_lock = threading.Lock()
         self._embedder_lock = threading.Lock()
+        self._ingest_lock = threading.Lock()  # a watched library and an upload write one at a time
         if embedder is not None:
             self.__dict__["embedder"] = embedder
         if store is not None:
             self.__dict__["store"] = store
         self._model = model
+        self.watcher: Any = None  # the live library (``watch``), if any
 
     # --- parts, built on first use -----------------------------------------------------------
     @cached_property
@@ -92,9 +94,26 @@ class Assistant:
         ``dry_run`` reports what would change without writing anything."""
         from ingest.pipeline import ingest_paths
 
-        report = ingest_paths(list(paths or [DEFAULT_CORPUS]), self.store, self.embedder, prune=prune, progress=progress, dry_run=dry_run)
-        self.retriever.invalidate()
+        with self._ingest_lock:
+            report = ingest_paths(list(paths or [DEFAULT_CORPUS]), self.store, self.embedder, prune=prune, progress=progress, dry_run=dry_run)
+            self.retriever.invalidate()
         return report
+
+    def watch(self, paths: list[str | Path], *, start: bool = True, progress: bool = False, **options: Any) -> Any:
+        """Keep the index in step with ``paths`` (export files, folders, a Zotero data directory or
+        its zotero.sqlite) in a background thread; returns the ``ingest.watch.LibraryWatcher``
+        (``.last.message``: "library updated: 3 added, 1 removed"; ``.stop()``)."""
+        from ingest.pipeline import ingest_paths
+        from ingest.watch import LibraryWatcher
+
+        def apply(files: list[Path], preloaded: dict[Path, Any], prune: bool) -> Any:
+            with self._ingest_lock:
+                report = ingest_paths(files, self.store, self.embedder, prune=prune, progress=progress, preloaded=preloaded)
+                self.retriever.invalidate()
+                return report
+
+        self.watcher = LibraryWatcher(paths, apply, **options)
+        return self.watcher.start() if start else self.watcher
 
     def stats(self) -> dict[str, Any]:
         from assistant.search.hits import display_path

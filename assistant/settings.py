@@ -316,6 +316,7 @@ class Settings(BaseSettings):
         default=8000, validation_alias=AliasChoices("chroma_port", "ASSISTANT_CHROMA_PORT", "CHROMA_PORT")
     )
     collection_prefix: str = "abstracts"  # Chroma collection names: <prefix>_docs, <prefix>_chunks
+    library: list[Path] = Field(default_factory=list)  # files / folders / a Zotero data dir `assistant serve` keeps the index in step with (--library; ASSISTANT_LIBRARY='["~/Zotero"]')
 
     # --- embeddings ----------------------------------------------------------------------
     embed_backend: Literal["onnx", "openai"] = "onnx"  # onnx: offline int8 MiniLM (the default needs no network)

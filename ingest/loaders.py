@@ -48,12 +48,16 @@ _LETTER = re.compile(r"[^\W\d_]")  # any script's letters (and its combining mar
 
 def iter_files(paths: list[str | Path]) -> Iterator[Path]:
     """Expand folders: supported files, skipping hidden folders (an index in ``.assistant``, ``.git``)
-    and README.md; a BEIR folder yields its corpus.jsonl only."""
+    and README.md; a BEIR folder yields its corpus.jsonl only, a Zotero data directory its
+    zotero.sqlite only."""
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             if (p / "corpus.jsonl").exists():
                 yield p / "corpus.jsonl"
+                continue
+            if (p / "zotero.sqlite").is_file():  # a Zotero data directory: its database only
+                yield p / "zotero.sqlite"
                 continue
             for f in sorted(p.rglob("*")):
                 hidden = any(part.startswith(".") for part in f.relative_to(p).parts)
@@ -72,6 +76,10 @@ def load_file(path: Path) -> tuple[list[Record], list[Problem]]:
         size = path.stat().st_size
         if size == 0:
             return [], [Problem(name, 0, "empty file")]
+        from ingest.zotero import is_zotero_db, load_zotero  # zotero uses this module's text checks
+
+        if is_zotero_db(path):
+            return load_zotero(path)
         if size > MAX_FILE_BYTES:
             return [], [Problem(name, 0, f"file is {size / 1e6:.0f} MB, over the {MAX_FILE_BYTES // 2**20} MiB limit: split it")]
         raw = path.read_bytes()

@@ -48,6 +48,7 @@ from assistant.ui.handlers import (
     chat_handlers,
     corpus_handlers,
     export_buttons,
+    library_status,
     parse_history,
     status_handlers,
 )
@@ -80,6 +81,8 @@ def start(assistant: Assistant, settings: Settings | None = None, *, block: bool
     options = launch_options(settings or assistant.settings)  # fail fast on unsafe settings
     if default_backend(assistant.settings, available_backends(assistant.settings)) == "local":
         local.warm(assistant.settings)  # the page is usable at once; the model loads meanwhile
+    if assistant.settings.library and assistant.watcher is None:
+        assistant.watch(assistant.settings.library)  # the page answers from what is indexed meanwhile
     demo = build_app(assistant)
     demo.launch(prevent_thread_lock=not block, quiet=not block, **options)
     return demo
@@ -138,6 +141,9 @@ def _wire_corpus(demo: gr.Blocks, assistant: Assistant, corpus: dict[str, Any]) 
     search_in = [query, corpus["n_hits"], corpus["mode"]]
     query.submit(search, search_in, hits, api_visibility="private")
     corpus["find"].click(search, search_in, hits, api_visibility="private")
+    live = {"outputs": corpus["library_html"], "api_visibility": "private", "show_progress": "hidden"}
+    corpus["library_timer"].tick(lambda: library_status(assistant), **live)
+    demo.load(lambda: library_status(assistant), **live)
     corpus["ingest_btn"].click(upload, [corpus["file"]], [corpus["report"], stats_html], api_visibility="private",
                                concurrency_limit=1, concurrency_id="ingest")
 

@@ -9,6 +9,7 @@ import json
 import logging
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -201,6 +202,28 @@ def corpus_handlers(assistant: Assistant) -> tuple[Callable[..., Any], ...]:
         return report.summary(), stats()
 
     return stats, search, upload
+
+
+def library_status(assistant: Assistant) -> str:
+    """The Corpus tab's live line: how far an ingest is (any process writing this data dir) and
+    what the watched library last did ("library updated: 3 added, 1 removed")."""
+    from ingest.progress import describe, read_progress
+
+    lines = []
+    progress = read_progress(assistant.settings.data_dir)
+    if progress and progress.get("state") != "done":
+        lines.append(describe(progress))
+    watcher = assistant.watcher
+    if watcher is not None:
+        last = watcher.last
+        watched = ", ".join(str(p) for p in watcher.paths)
+        if last is None:
+            lines.append(f"Watching {watched}: reading it now")
+        else:
+            when = time.strftime("%H:%M:%S", time.localtime(last.at))
+            lines.append(f"{when} {last.message} (watching {watched})")
+            lines += [f"&nbsp;&nbsp;{esc(str(p))}" for p in last.problems[:3]]
+    return "<br>".join(esc(line) if not line.startswith("&nbsp;") else line for line in lines)
 
 
 def export_buttons(turns: list[Turn]) -> tuple[Any, Any]:

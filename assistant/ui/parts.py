@@ -75,6 +75,9 @@ def chat_tab(backends: list[str], first_backend: str, top_k: int) -> dict[str, A
         return {**chat_column(), **sources_column(backends, first_backend, top_k)}
 
 
+LIBRARY_POLL_S = 2.0  # how often the Corpus tab re-reads the ingest progress and library status
+
+
 def corpus_tab() -> dict[str, Any]:
     """The Corpus tab: counts, search and upload (stats_html, refresh, query, find, mode, n_hits, hits,
     file, ingest_btn, report)."""
@@ -82,6 +85,7 @@ def corpus_tab() -> dict[str, Any]:
         with gr.Row():
             stats_html = gr.HTML(js_on_load=None, elem_id="stats")
             refresh = gr.Button("Refresh counts", size="sm", scale=0, min_width=140)
+        library_html = gr.HTML(elem_id="library-status")  # ingest progress and the live library's last update
         with gr.Row():
             query = gr.Textbox(label="Search the abstracts", scale=4, elem_id="corpus-query")
             find = gr.Button("Search", scale=1, elem_id="corpus-search")
@@ -94,5 +98,6 @@ def corpus_tab() -> dict[str, Any]:
             with gr.Column():
                 ingest_btn = gr.Button("Ingest file", variant="primary", elem_id="ingest")
                 report = gr.Textbox(label="Ingest report", lines=4, interactive=False, elem_id="report")
-    return {"stats_html": stats_html, "refresh": refresh, "query": query, "find": find, "mode": mode,
+    return {"stats_html": stats_html, "library_html": library_html, "library_timer": gr.Timer(LIBRARY_POLL_S),
+            "refresh": refresh, "query": query, "find": find, "mode": mode,
             "n_hits": n_hits, "hits": hits, "file": file, "ingest_btn": ingest_btn, "report": report}
