@@ -97,6 +97,10 @@ class Assistant:
         with self._ingest_lock:
             report = ingest_paths(list(paths or [DEFAULT_CORPUS]), self.store, self.embedder, prune=prune, progress=progress, dry_run=dry_run)
             self.retriever.invalidate()
+            if not dry_run:
+                from assistant.store.mirror import refresh
+
+                refresh(self.store, self.settings.retrieval.exact_max)  # the next cold start maps the vectors
         return report
 
     def watch(self, paths: list[str | Path], *, start: bool = True, progress: bool = False, **options: Any) -> Any:

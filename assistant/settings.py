@@ -187,7 +187,11 @@ class RetrievalSettings(BaseModel):
     filter_scan_share: float = 0.2
     filter_scan_depth: float = 2.0
     filter_in_batch: int = 10000
-    filter_exact_max: int = 20000  # also: a whole collection this small is ranked exactly, unfiltered, in an embedded store (determinism, session 14)
+    filter_exact_max: int = 20000
+    # A whole collection this small is ranked exactly, unfiltered, in an embedded store (determinism,
+    # session 14), from a memory-mapped copy of its vectors (assistant/store/mirror.py): sanity bound on the
+    # pages a query touches, 50k x 384 floats = 77 MB, shared by the processes of one data dir.
+    exact_max: int = 50000
 
     def weights(self, dense_weight: float | None = None) -> dict[str, float]:
         """Signal weights; a legacy ``dense_weight`` (dense share) rescales chunk+abstract vs BM25."""

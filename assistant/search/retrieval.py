@@ -32,7 +32,7 @@ import numpy as np
 from assistant.filters import YEAR_MAX, YEAR_MIN, Filters, FilterTable
 from assistant.search.fusion import Ranked, exact_top, fuse, max_pool
 from assistant.settings import Settings
-from assistant.store import lexical
+from assistant.store import lexical, mirror
 from assistant.store.chroma import Store, StoredDoc
 from assistant.store.idf import Idf
 from assistant.store.lexical import LexicalIndex
@@ -66,6 +66,7 @@ class HybridRetriever:
         self._idf: Idf | None = None
         self._filters: FilterTable | None = None
         self._whole: dict[str, tuple[list[str], np.ndarray]] = {}  # a small collection's every vector (_whole_vectors)
+        self._state: str | None = None  # the index state its mirrors are valid for (assistant/store/mirror.py)
         self._exact: OrderedDict[tuple[str, frozenset[str]], tuple[list[str], np.ndarray]] = OrderedDict()
         self._years: dict[Filters, frozenset[str]] = {}  # year-only filters answered by Chroma
         self._text_years: bool | None = None  # some doc stores its year as text (checked once per index state)
@@ -85,7 +86,11 @@ class HybridRetriever:
             count = self._count
             if refreshed or self._count < 0 or time.monotonic() - self._checked >= self.settings.retrieval.count_ttl_s:
                 count = self.store.call("counting", self.store.docs.count)
-                self._chunk_count = self.store.call("counting", self.store.chunks.count)
+                # The chunk count from the mirror of this index state when there is one: counting
+                # through Chroma opens the chunk segment (seconds at 20k chunks, for every cold start).
+                self._state = None if self.settings.chroma_host else mirror.state_key(self.store._flags(), count)
+                mirrored = mirror.Mirror(self.settings.data_dir, self.store.chunks.name).count(self._state) if self._state else None
+                self._chunk_count = mirrored if mirrored is not None else self.store.call("counting", self.store.chunks.count)
                 self._checked = time.monotonic()
             if count != self._count or refreshed:
                 self._cache.clear()
@@ -238,7 +243,7 @@ class HybridRetriever:
             # different items (evals/determinism.py, session 14: an overview cited 3 works, then 2).
             # Not through a Chroma server: it keeps one graph for all its clients, and each query there
             # still asks it (a stopped server is a StoreError, not an answer from memory: test_faults.py).
-            exact_here = total <= cfg.filter_exact_max and not self.settings.chroma_host
+            exact_here = total <= cfg.exact_max and not self.settings.chroma_host
             whole = self._whole_vectors(collection) if exact_here else None
             return exact_top(*whole, vec, want) if whole is not None else query(want)
         share = len(allow) / max(self._count, 1)
@@ -260,19 +265,18 @@ class HybridRetriever:
         return sorted(out, key=lambda kv: -kv[1])[:want]
 
     def _whole_vectors(self, collection: Any) -> tuple[list[str], np.ndarray] | None:
-        """Every item's unit vector (ids sorted), read once per index state (``_current`` clears it)."""
+        """Every item's unit vector (ids sorted), read once per index state (``_current`` clears it);
+        mapped from the data dir's mirror when a process already read them (assistant/store/mirror.py)."""
         with self._lock:
             if collection.name in self._whole:
                 return self._whole[collection.name]
-        got = self.store.call("searching", collection.get, include=["embeddings"])
-        if not got["ids"]:
+            key = self._state
+        whole = mirror.read_whole(self.store, collection, key)
+        if whole is None:
             return None
-        order = np.argsort(np.asarray(got["ids"]), kind="stable")
-        matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(order), -1)[order]
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
         with self._lock:
-            self._whole[collection.name] = ([got["ids"][i] for i in order], matrix)
-        return self._whole[collection.name]
+            self._whole[collection.name] = whole
+        return whole
 
     def _exact_vectors(self, collection: Any, allow: frozenset[str], chunks: bool) -> tuple[list[str], np.ndarray] | None:
         """The unit vectors of a narrow filter's items, read by id once (Chroma's ``where`` costs

@@ -6,4 +6,5 @@
 - ``lexical_segments``: one segment of the lexical index on disk.
 - ``bm25_scoring``: the BM25 score matrix built from a segment's token ids.
 - ``idf``: inverse document frequency over the collection (``Idf``).
+- ``mirror``: a memory-mapped copy of a small collection's vectors, for cold starts.
 """
