@@ -105,10 +105,10 @@ def with_prebuilt(embedder: Any, fingerprint: str, corpus: Path = DEFAULT_CORPUS
 
 
 def _is_minilm(embedder: Any) -> bool:
-    """The offline MiniLM itself (its vectors are the table's), not a test's or a caller's own."""
-    from assistant.store.embeddings import OfflineMiniLM
-
-    return isinstance(embedder, OfflineMiniLM)
+    """The offline MiniLM itself (its vectors are the table's), not a test's or a caller's own.
+    Not imported here: a process that never built it (a fake embedder) skips chromadb's ONNX module."""
+    module = sys.modules.get("assistant.store.embeddings")
+    return module is not None and isinstance(embedder, module.OfflineMiniLM)
 
 
 def build(embedder: Any, fingerprint: str, corpus: Path = DEFAULT_CORPUS) -> Path:
