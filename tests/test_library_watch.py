@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ingest_helpers import distinct_seeds, fake_assistant, integrity
-from zotero_db import ZoteroDB
 
+from evals.zotero_db import ZoteroDB
 from ingest.loaders import iter_files
 from ingest.zotero import load_zotero
 
