@@ -57,8 +57,8 @@ class Hashed:
 
 
 def build(folder: Path, total: int, scifact: Path) -> dict[str, Any]:
-    from assistant.embeddings import embedder_fingerprint
-    from assistant.store import Store
+    from assistant.store.chroma import Store
+    from assistant.store.embeddings import embedder_fingerprint
     from ingest.pipeline import ingest_paths
 
     rows = [json.loads(line) for line in scifact.open(encoding="utf-8")] if total > 446 else []
@@ -80,7 +80,7 @@ def build(folder: Path, total: int, scifact: Path) -> dict[str, Any]:
             for r in (rows + extra)[: total - 446]:
                 f.write(json.dumps({"id": r["_id"], "title": r.get("title", ""), "abstract": r["text"]}) + "\n")
         reports.append(ingest_paths([lib], store, Hashed(), progress=False).summary())
-    from assistant.mirror import refresh
+    from assistant.store.mirror import refresh
 
     refresh(store, settings.retrieval.exact_max)  # as `assistant ingest` leaves it
     return {"seconds": round(time.perf_counter() - t, 1), "reports": reports,

@@ -171,8 +171,7 @@ def test_unreadable_database_is_reported_and_nothing_removed(tmp_path: Path) -> 
 
 
 def test_page_line_shows_progress_and_library_update(tmp_path: Path) -> None:
-    from assistant.ui_handlers import library_status
-
+    from assistant.ui.handlers import library_status
     from ingest.progress import IngestProgress
 
     bib = tmp_path / "library.bib"
