@@ -26,8 +26,8 @@ NO_INDEX = "No abstracts indexed. Run `assistant ingest` first."
 
 
 def _positive(text: str) -> int:
-    """A count flag (--k): a whole number of at least 1 (0 or -3 used to search for nothing and
-    say that no abstract matched)."""
+    """A count flag (--k): a whole number of at least 1 (0 or a negative count would search for
+    nothing and say that no abstract matched)."""
     try:
         value = int(text)
     except ValueError:

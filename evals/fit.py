@@ -12,7 +12,7 @@ copies of every answerable question (asked with its gold work excluded from retr
 generated absent-name unanswerables. Each run writes ``evals/fits/<part>.json``: the chosen
 constants (fitted on all the data), the held-out figures of each fold (chosen on the other
 folds) as mean +- standard deviation, and the naive baseline on the same folds. The values go
-into ``assistant/settings.py`` by hand, each with a comment naming its fit file.
+into ``assistant/settings.py`` by hand, each with a ``Field(description=...)`` naming its fit file.
 
 This module holds the data helpers, the retrieval fit and the command; the decision's fit is in
 ``evals/fit_decision.py``, the extractive answer's (and the second look's) in ``evals/fit_answer.py``.

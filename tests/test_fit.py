@@ -84,7 +84,7 @@ def test_refusal_threshold_holds_the_policy_for_every_question_type() -> None:
 
 
 def test_settings_defaults_are_the_committed_fits() -> None:
-    """Every constant commented "fit: evals/fits/..." holds what that fit file chose."""
+    """Every constant described "fit: evals/fits/..." holds what that fit file chose."""
     from assistant.settings import AnswerSettings, DecisionSettings, RetrievalSettings
 
     fits = Path(__file__).resolve().parent.parent / "evals" / "fits"

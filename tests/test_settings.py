@@ -75,3 +75,37 @@ def test_config_from_environment_variable(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("ASSISTANT_CONFIG", str(cfg))
     assert Settings.load().top_k == 9
     assert Settings().top_k == 5  # a plain Settings() reads the environment only
+
+
+def test_every_constant_says_where_it_comes_from_in_its_description() -> None:
+    """Each behavioural constant carries what it does and where its value comes from (a fit file, a
+    measurement, a sanity bound) as ``Field(description=...)``; a fit file it names exists."""
+    import re
+
+    from pydantic import BaseModel
+
+    root = Path(__file__).resolve().parent.parent
+    sections = [f.annotation for f in Settings.model_fields.values()
+                if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel)]
+    assert len(sections) == 10
+    for model in sections:
+        for name, field in model.model_fields.items():
+            assert field.description, f"{model.__name__}.{name} has no description"
+            for fit in re.findall(r"evals/fits/[\w.]+\.json", field.description):
+                assert (root / fit).is_file(), f"{model.__name__}.{name}: {fit}"
+    source = (root / "assistant" / "settings.py").read_text(encoding="utf-8")
+    assert not [line for line in source.splitlines() if re.match(r"\s+\w+: .*=.*#", line)]
+    assert max(len(line) for line in source.splitlines()) <= 120
+
+
+def test_product_code_says_what_it_does_not_when_it_changed() -> None:
+    """No remark in assistant/ or ingest/ says in which session or by which helper something changed."""
+    import re
+
+    history = re.compile(r"\bsession \d|\bhelper [A-Z]\d?\b|\bsplit out of\b|\bmoved (?:out|here)\b|\bsince session\b",
+                         re.I)
+    root = Path(__file__).resolve().parent.parent
+    found = [f"{path.relative_to(root)}:{n}" for package in ("assistant", "ingest")
+             for path in sorted((root / package).rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if history.search(line)]
+    assert not found

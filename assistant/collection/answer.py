@@ -203,8 +203,9 @@ def _shaped(parts: Parts, base: Answer, question: Question, hits: Hits, decision
 def _by_meaning(parts: Parts, shape: Shape, found: list[Candidate], exclude: set[str] | None) -> tuple[list[Candidate], bool]:
     """The list by meaning (``topics.by_meaning``, the topic restated by ``topics.feedback``) and
     whether even the best candidate is below ``meaning_floor``; below it, the closest by the same
-    rank and ratio, a hedge like any list by meaning (the head says what was checked, no more; the
-    single-fact answer it replaces quoted one neighbour plainly: docs/measurements.md, session 16)."""
+    rank and ratio, a hedge like any list by meaning (the head says what was checked, no more; a
+    single-fact answer would quote one neighbour plainly: docs/archive/measurements-diary.md, "a list
+    no abstract is close to in meaning")."""
     cfg = parts.settings.collection
     feedback(parts, shape.topic, found, cfg.meaning_feedback, exclude)  # restated from its best candidates
     # A topic that names something ("the RASP language", "a model called Zebra") is about that

@@ -1,6 +1,6 @@
 """Comparisons of named papers ("how do Ring Attention and LASP-2 differ?"), and the parts every
 collection answer is built of (each line's claim checked by the citation ``Verifier``, its item,
-its citation). Moved out of ``assistant.collection.answer`` (session 16) to keep both under ~400 lines.
+its citation); ``assistant.collection.answer`` composes the lists and overviews from them.
 
 A comparison resolves each name to the best-ranked abstract that mentions it (one abstract per
 name), and shows side by side what each does (the sentence best matching the name) and what it

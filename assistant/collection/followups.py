@@ -15,17 +15,18 @@ follow-ups and both hand-written sets: ``python -m evals.list_followups meaning`
 says first that none writes the filter's words and that these may state it in other words: a hedge
 (``caveat_kind`` "list_by_meaning"), never a plain answer.
 
-**The quote** of every abstract a follow-up shows (``quote_stating``; helper G3, session 13) is the
+**The quote** of every abstract a follow-up shows (``quote_stating``) is the
 sentence that states the filter, chosen from language: where an abstract of the list writes every
 word of the filter's topic, the sentence that writes most of them (``topics.best_sentence``); among
 equals, and where none of them writes the words, a sentence in the first person ("we show", "our
 method", ``own_claim``) first, since an abstract opens with its field's background and others' work
 and states its own in the first person, and the filter asks what the listed papers do; then the
-sentence closest in meaning to the filter as asked and its topic (their mean cosine). Before, a tie
-went to the abstract's first sentence (its background) and a match by meaning to the closest
-sentence, background or not. ``python -m evals.followup_quotes fit`` (no constant fitted; 5 folds by
-session): the quote holds the gold's phrase for 0.814 +- 0.117 of the 90 listed gold abstracts that
-write it vs 0.709 +- 0.199 before; answers' key points 0.855 vs 0.782 (naive 0.545).
+sentence closest in meaning to the filter as asked and its topic (their mean cosine). Measured
+against the rule that gives a tie to the abstract's first sentence (its background) and a match by
+meaning to the closest sentence, background or not (``python -m evals.experiments.followup_quotes
+fit``, no constant fitted; 5 folds by session; evals/experiments/INDEX.md): the quote holds the
+gold's phrase for 0.814 +- 0.117 of the 90 listed gold abstracts that write it vs 0.709 +- 0.199;
+answers' key points 0.855 vs 0.782 (naive 0.545).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The LLM backends' synthesis above a list / comparison / overview answer (split out of
-assistant/collection/answer.py, which composes the extracted list itself): one short cited summary,
+"""The LLM backends' synthesis above a list / comparison / overview answer (the extracted list
+itself is composed by assistant/collection/answer.py): one short cited summary,
 verified against the listed abstracts like any answer, or the list alone when the model fails."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_ove
 # the closest in meaning" (list_by_meaning: a follow-up's filter or a topic no sentence writes), "no
 # abstract mentions it" (list_unwritten), "none besides those listed before reaches the cut-off" (list_below_cutoff). The synthesis says what the listed papers have in common on
 # the question's topic, plainly and above the list, so above its hedge: it would state as their
-# common ground what the answer's own head says no abstract writes (helper P, session 15).
+# common ground what the answer's own head says no abstract writes.
 HEDGED = (CAVEAT_LIST_NONE, CAVEAT_LIST_BY_MEANING, CAVEAT_LIST_UNWRITTEN, CAVEAT_LIST_BELOW_CUTOFF)
 SUMMARY_FAILED = "the {backend} backend gave no supported summary, so the list alone is shown"
 
@@ -92,7 +92,7 @@ def _summary_reply(parts: Parts, backend: str, answer: Answer, model: Any, k: in
     lead's frame, from the first few items clipped (``prompts.summary_messages``: its prompt head is
     cached since warm-up), stopped once that sentence is complete: the full prompt (up to 8 items,
     whole sentences) and a 300-token reply took p50 33.7 s on the local model (docs/local-model.md,
-    "Latency, session 9"). Other backends get every shown item whole, by shape (prompts/answer_list.txt,
+    "fewer tokens per question"). Other backends get every shown item whole, by shape (prompts/answer_list.txt,
     answer_compare.txt, answer_overview.txt)."""
     from assistant.compose.prompts import first_cited_sentence, summary_messages
     from assistant.language.prompt_texts import render

@@ -88,7 +88,7 @@ def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str
 def figure_caveat(described: list[str]) -> str:
     """The caveat of an answer that states no figure of the kind asked for
     (``extractive.quantity_unstated``): "The abstracts found describe LASP-2 but do not state the
-    number asked for; ..." (was "describe this but …", which named nothing)."""
+    number asked for; ..." (it names what the abstracts describe, never "describe this but …")."""
     return f"The abstracts found {_describe(described)}do not state the number asked for; the closest statements are:"
 
 
@@ -142,8 +142,8 @@ def add_usage(answer: Answer, model: Any, messages: list[dict[str, str]], comple
 # in the abstract"), or with "no" before a noun of telling ("There is no information about X");
 # the subject is the text itself (abstract, paper, source, context, text, passage), never a method.
 # Origin: English's negated reporting verbs and nouns of telling (closed sets of the grammar), written
-# in session 9 (A2, #19/#20) for what a model says when it finds nothing, not from any evaluation
-# question; moved here from focus.py in session 11 unchanged.
+# for what a model says when it finds nothing, not from any evaluation question
+# (docs/archive/measurements-diary.md, "The asked-for item not stated").
 _TEXTS = r"(?:the\s+)?(?:provided\s+|given\s+)?(?:abstracts?|papers?|sources?|context|texts?|passages?|documents?|excerpts?)"
 _TELL = r"(?:specify|mention|state|report|provide|give|describe|include|say|indicate|discuss|contain|detail|disclose|list)"
 _TOLD = r"(?:specified|mentioned|stated|reported|provided|given|described|included|indicated|discussed|detailed|disclosed|listed)"

@@ -69,7 +69,7 @@ Decided from how English asks these things, never from any evaluation question:
   X"; never "the authors", one paper's); the current thinking / understanding / consensus on X;
   the content nouns of a body of work with a key adjective or placed in the papers ("the key
   findings on X", "the main ideas in the papers on X", not "the findings *of* a work"); "what
-  progress has been made on X"; the frames of session 12 (argued one by one in shape_frames.py): "what
+  progress has been made on X"; the frames argued one by one in shape_frames.py: "what
   do we know about X", "where does the field stand on X", "bring me up to speed on X", a digest noun
   alone ("overview of X", "recent progress in X", "the latest on X"), the field's work under way or
   its history ("how is the field tackling X", "what are people doing about X", "how has the research

@@ -1,7 +1,6 @@
 """The frames English uses to ask for a comparison or an overview, the frame words a list's topic
 is cut from (auxiliaries, reporting verbs, particles), and the noun classes they share with
-``assistant.question.shape`` (split out of it to keep each module short; ``assistant.question.shape`` applies them
-and its docstring argues each frame)."""
+``assistant.question.shape`` (which applies them; its docstring argues each frame)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import re
 
 # Plural nouns English uses for written works, and for what works propose (closed sets of the
 # language, not of any question).
-# Plurals of a publication genre name works of that genre ("Are there any surveys on X?", session 15, helper Q);
+# Plurals of a publication genre name works of that genre ("Are there any surveys on X?");
 # "reviews" and "reports" are left out: after a singular noun they are as often its verb ("which benchmark reports X").
 WORKS = r"(?:papers|abstracts|works|studies|articles|publications|preprints|entries|documents|sources|ones|surveys|theses|dissertations|monographs|tutorials)"
 METHODS = r"(?:methods|approaches|models|techniques|frameworks|architectures|algorithms|systems|strategies|solutions)"
@@ -207,7 +206,7 @@ COORD = re.compile(r"^\s*(?:and|or)\s+(?:[\w-]+\s+)??[\w-]+s\b")  # "models and 
 # same holds after a head noun ("What learning rate schedule works best for X?", "Which optimizer works
 # better?"): a degree adverb modifies a verb, never follows a plural subject before its verb, so the -s
 # is the verb's third person singular, its subject the singular head, and one thing is asked: a fact
-# (session 15, helper Q: the head noun is passed over as WH_LIST's modifiers are).
+# (the head noun is passed over as WH_LIST's modifiers are).
 WORKS_VERB = re.compile(r"^\W*(?:and\s+|so\s+)?(?:which|what)\s+(?:[\w-]+\s+){0,3}?works\s+(?:best|better|well|worst|most|least)\b", re.I)
 # A modal before the subject inverts as do-support does ("Which algorithms can DPT learn faster than?").
 AUX_AFTER_HEAD = re.compile(r"^\s*(?:do|does|did|was|were|is|are|has|have|had|can|could|will|would|should|may|might|must)\s+(?P<subject>.*)$", re.I)
@@ -223,7 +222,7 @@ EXISTS = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:(?:are|is)\s+there|exist|are\
 PAST = re.compile(r"^\s*(?:(?:that|which)\s+)?(?:were|was|did|had|\w+ed)\b", re.I)
 # One work's content: a name or a definite singular work after a preposition ("used in FlashAttention").
 # A definite singular work noun after modifiers ("the LION paper", "this ViT study") is one work too.
-# The nouns English uses for one publication of a genre (session 15, helper Q, #21): a thesis or a
+# The nouns English uses for one publication of a genre: a thesis or a
 # dissertation, a preprint or a manuscript, a monograph, a book or one of its chapters, a tutorial, a
 # white paper; a survey and a review (the survey article, the review article) and a report (the technical
 # report) are written works too, but these three are also verbs ("the papers report X", "methods that survey
@@ -337,7 +336,7 @@ WH_MASS_VERB = re.compile(rf"{LEAD}(?:what|which)\s+{_MOD}(?:research|literature
 HAVE = re.compile(rf"^\s*(?:what\s+)?(?:do(?:es)?\s+)?(?:you|the\s+{_COLL}|this\s+{_COLL}|my\s+{_COLL})\s+(?:have|hold|contain|include)\s+"
                    rf"(?:(?:any|some)\s+)?(?:{_MOD}{WORKS}|{MASS})?\b(?P<rest>.*)$", re.I)
 BARE = re.compile(rf"^\s*(?:any\s+)?(?:{WORKS}|{MASS})(?:\s+(?:in\s+)?here|\s+in\s+(?:the|this|my|your|our)\s+{_COLL})?\s+(?P<rest>(?:on|about|regarding|concerning|related\s+to|that|which)\b.*)$", re.I)
-# Questions about a list just shown whose subject is an anaphor for its set (session 16, helper F, #21): "they",
+# Questions about a list just shown whose subject is an anaphor for its set: "they",
 # or "these / those" alone or before a work or method noun, after an auxiliary that agrees with a plural ("Do they
 # report X?", "Are they evaluated on X?", "Have they been tested on X?", "Can they train X?", "Do those papers
 # give X?") ask whether the listed works do it, which the list's members that do answer (yes: these; none: none
@@ -358,7 +357,7 @@ _SINGULAR_NEXT = rf"(?:is|was|has|does|{'|'.join(sorted(f for f in FRAME_VERBS i
 _ELIDED = (rf"(?:(?:are|is)\s+there\s+)?(?:any|some|none)(?:\s+ones?)?(?=\s+(?:that|which|who|with|using)\b(?!\s+(?:you|i|we)\b))"
            rf"|(?:do|did|can|could)\s+(?:any|some|none|all|both)(?=\s+{_FRAME_BASE}\s)"
            rf"|which(?=\s+(?:are|were|have|had|can|could|also|{_FRAME_BASE})\s+(?!{_SINGULAR_NEXT}\b))")
-# What a follow-up on the set cannot filter by (session 16, helper F): a reciprocal or collective predicate relates
+# What a follow-up on the set cannot filter by: a reciprocal or collective predicate relates
 # the members to each other, with no third party as its complement ("Do they differ?", not "differ from X"; "Are
 # they similar / related?", "Do they agree?", "Do they use the same datasets?", "Do they cite each other?"), a
 # comparison among them as "How similar are they?" is (``DEGREE``);
@@ -376,7 +375,7 @@ OF_THESE = re.compile(rf"{LEAD}(?:(?:which|what|how\s+many)(?:\s+ones?)?\s+of\s+
                        rf"|(?:any|some|all|none|each|either|both)\s+of\s+{THESE}"
                        rf"|(?:(?:show|list|give|keep|tell)\s+(?:me\s+|us\s+)?|what\s+about\s+)?(?:only\s+|just\s+)?(?:the\s+ones?|those)(?=\s+(?:that|which|who|with|where|using|in|on|about)\b))"
                        rf"\b(?P<rest>.*)$", re.I)
-# A degree follow-up on a list (session 15, helper Q, #21): "how" before an adjective, an adverb or a
+# A degree follow-up on a list: "how" before an adjective, an adverb or a
 # quantifier asks a degree ("How much faster are they?", "How big are their speed-ups?", "By how much do they
 # beat X?"); before an auxiliary it asks a manner ("How do they work?"), no degree. With a plural anaphor
 # ("they", "their", "these", "those") the degree is asked of each listed work, as "which of these" picks

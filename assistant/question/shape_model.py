@@ -1,4 +1,4 @@
-"""The question's shape read by the local model, where the frames read a fact (helper M, session 14, #21).
+"""The question's shape read by the local model, where the frames read a fact.
 
 ``assistant.question.shape`` reads a question's shape from frames argued from English. Lists and comparisons
 generalise to wording nobody tuned on; overviews do not ("What has been done on X", "Give me the

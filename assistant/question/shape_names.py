@@ -2,9 +2,8 @@
 after the head noun ("What datasets does FlashAttention use?"), in a contact relative ("the models X was
 applied to"), as the object of origination ("the work that introduced GPO"), as the owner of a property
 ("the speed of FlashAttention", "how FlashAttention saves memory") or as the modifier of a system's part
-("the DALL-E 2 architecture"): each makes the question one named work's fact. Moved out of
-``assistant.question.shape`` (session 16, helper F) to keep it short; ``assistant.question.shape`` argues each reading in its
-docstring."""
+("the DALL-E 2 architecture"): each makes the question one named work's fact.
+``assistant.question.shape`` applies them and argues each reading in its docstring."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The shape detector's readings of a question about a set already listed, or about more of its kind
-(session 17, helper F2, #21); ``assistant.question.shape`` applies them and builds the ``Shape``. Each is argued
+"""The shape detector's readings of a question about a set already listed, or about more of its kind;
+``assistant.question.shape`` applies them and builds the ``Shape``. Each is argued
 from English grammar, in closed word classes, never from an evaluation question's words:
 
 - **The listed set as an object** ("Is replay used in any of them?", "Was ImageNet used by either of
@@ -21,7 +21,7 @@ from English grammar, in closed word classes, never from an evaluation question'
   topic its preposition names, a new list question, never a filter of the listed set.
 - **A superlative over the listed set** ("Which of them is fastest?", "Which of these reports the largest
   gain?", "Which one achieves the highest speed-up?", bare "Which is the most accurate?" after a list).
-  A superlative picks one member (a fact: the convention since session 13), and its comparison class
+  A superlative picks one member (read as a fact), and its comparison class
   is the set the partitive or the elided partitive names: after a list, the listed works. English also
   drops the article of a superlative after a singular copula ("Which of them is fastest?"): singular
   agreement picks one. The evidence of such a question is the listed works only (``Shape.over_listed``,

@@ -63,8 +63,8 @@ from assistant.ui.warmup import (
     route,
 )
 
-# The names other modules and tests import from here (the page was one module before
-# ui_launch / ui_warmup / ui_handlers were split out of it).
+# The names other modules and tests import from here: the page itself, and what it re-exports
+# from assistant.ui.launch / warmup / handlers / parts.
 __all__ = ["EXAMPLES", "LOCAL_HOSTS", "WARMING_REASON", "UIConfigError", "available_backends", "build_app",
            "default_backend", "export_buttons", "launch_options", "model_status", "parse_auth", "parse_history",
            "render_model_status", "route", "serve", "start"]
