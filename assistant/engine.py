@@ -45,6 +45,7 @@ from assistant.compose.prompts import (
 )
 from assistant.evidence import decision as decision_mod
 from assistant.evidence.parts import Parts
+from assistant.evidence.scorer import scorer
 from assistant.evidence.scoring import Evidence, SentenceCache, coverage, score_evidence, terms
 from assistant.filters import Filters
 from assistant.language.names import missing_names, names
@@ -157,7 +158,8 @@ class AnswerEngine:
 
     def _retrieve(self, turn: Turn, base: Answer) -> None:
         q = turn.read = read(turn.question, turn.history, turn.backend, turn.k, turn.exclude, turn.filters,
-                             self.settings.answer.short_question_terms)
+                             self.settings.answer.short_question_terms,
+                             learned=self.settings.collection.shape_reader == "learned")
         query = q.standalone
         condensed = query != turn.question and turn.backend == "openai"
         if condensed:
@@ -207,7 +209,13 @@ class AnswerEngine:
     # --- outcomes -------------------------------------------------------------------------------
     def _extractive(self, base: Answer, turn: Turn, model_declined: bool = False) -> Answer:
         assert turn.evidence is not None
-        chosen = choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer, turn.answers or None)
+        if self.settings.answer.composer == "learned":
+            # a question asking for a figure gets the sentence that states it, never a caveat that the
+            # sources do not when the answering abstract does
+            chosen = scorer().adding(turn.evidence, scorer().pick(turn.evidence),
+                                     lambda text: not quantity_unstated(turn.asked, text))
+        else:
+            chosen = choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer, turn.answers or None)
         # the sentences come from the abstracts read for evidence: verify against those only
         # (each further abstract would cost its sentence vectors, ~0.1 s a sentence on 2 busy cores)
         answer = self._verified(base, turn.hits[: len(turn.evidence.texts)], draft(chosen))
@@ -303,7 +311,10 @@ class AnswerEngine:
         if design == "pick":  # a wider pool than extraction's, from which the model chooses
             n = cfg.pick_candidates
             answer_cfg = answer_cfg.model_copy(update={"max_sentences": n, "top_doc_sentences": n - 1})
-        numbered = choose(turn.evidence, [sc for _, sc in turn.hits], answer_cfg, turn.answers or None)
+        if design == "lead" and answer_cfg.composer == "learned":
+            numbered = scorer().pick(turn.evidence)
+        else:
+            numbered = choose(turn.evidence, [sc for _, sc in turn.hits], answer_cfg, turn.answers or None)
         if not numbered:
             raise ValueError("no evidence sentence to show the model")
         # the lead is written from the first ``lead_shown`` of them (extraction's best first);
@@ -329,7 +340,10 @@ class AnswerEngine:
         shown = [s.text for s in numbered] + [turn.hits[s.doc_index][0].label for s in numbered]
         if any(not any(n.lower() in t.lower() for t in shown) for n in names(re.sub(r"\[[^\]]*\]", "", lead))):
             return draft(numbered), False
-        return f"{lead} {draft(numbered)}", True
+        # the lead stands in place of a quote it restates (most of the quote's terms), not above it
+        said = set(terms(lead))
+        quoted = [s for s in numbered if not restated(said, set(terms(s.text)))]
+        return (f"{lead} {draft(quoted)}" if quoted else lead), True
 
     def _after_model(self, base: Answer, turn: Turn, raw: str, shown: Hits, lead: bool = False) -> Answer:
         if not raw or MODEL_REFUSAL.lower() in raw.lower():
@@ -414,6 +428,15 @@ class AnswerEngine:
         if turn.decision is not None:
             answer.relevance = round(turn.decision.relevance, 3)
         return answer
+
+
+# a quote restated: this share of its terms in the lead (a sanity bound: the lead is one sentence
+# written from the quotes; below it the quote says something the lead does not)
+RESTATED = 0.6
+
+
+def restated(lead_terms: set[str], quote_terms: set[str]) -> bool:
+    return bool(quote_terms) and len(lead_terms & quote_terms) / len(quote_terms) >= RESTATED
 
 
 def _preview(design: str, text: str, turn: Turn) -> str:

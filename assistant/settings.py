@@ -298,6 +298,11 @@ class AnswerSettings(BaseModel):
         "fit: evals/fits/answer.json (= decision.caveat_below; 0.35 / 0.5 no better: its relevance does not "
         "separate gold from filler)"))
     max_sentences: int = Field(4, description="sanity bound: a few sentences, as the product promises")
+    composer: Literal["learned", "rules"] = Field(
+        "learned", description="How a one-fact answer picks its sentences: 'learned' shows the sentence the "
+        "learned scorer (assistant/evidence/scorer.py, fitted on readers' labels by `python -m evals.fit_sentences "
+        "fit`) finds likeliest to answer, and a second only when its own probability reaches the fitted bar; "
+        "'rules' is the earlier hand-tuned choice (assistant/extractive.py choose).")
     max_question_chars: int = Field(1000, description="longer questions are cut (the answer says so); sanity bound")
     short_question_terms: int = Field(8, description=(
         "a follow-up is short: a pronoun in a longer question refers inside it"))
@@ -333,6 +338,13 @@ class CollectionSettings(BaseModel):
     lexical score: the topic's terms, and in order) + (1 - ``lexical_weight``) x (its best chunk's cosine);
     both fitted by ``python -m evals.lists fit`` (5-fold CV on evals/datasets/lists.jsonl,
     evals/fits/lists.json)."""
+
+    shape_reader: Literal["learned", "rules"] = Field(
+        "learned", description="Which reading decides a question's kind (fact, list, compare, overview): "
+        "'learned' is the TF-IDF model fitted on readers' labelled questions (assistant/question/shape_learned.py, "
+        "`python -m evals.fit_shapes fit`: held out by writer 0.85-0.93 of kinds right where the frame rules "
+        "get 0.77-0.83), the frames still reading the topic; 'rules' is the frames alone "
+        "(assistant/question/shape.py detect).")
 
     candidates: int = Field(100, description=(
         "abstracts read per list question; `python -m evals.lists fit --candidates N`: held-out recall 0.929 at 40, "

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from assistant.filters import Filters
 from assistant.question.conversation import previous_list, standalone_question
-from assistant.question.shape import Shape, detect
+from assistant.question.shape import Shape, detect, learned_shape
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,10 @@ class Question:
 
 
 def read(text: str, history: list[dict[str, str]], backend: str, k: int, exclude: set[str] | None,
-         filters: Filters | None, short_terms: int) -> Question:
-    """``text`` in the conversation ``history``, read once."""
+         filters: Filters | None, short_terms: int, learned: bool = False) -> Question:
+    """``text`` in the conversation ``history``, read once; ``learned``: its kind as the learned
+    shape reader takes it (``shape.learned_shape``), else as the frames read it."""
     listed = previous_list(history)
-    return Question(text, history, backend, k, exclude, filters, listed,
-                    detect(text, previous_was_list=bool(listed)),
+    shape = learned_shape(text, bool(listed), bool(history)) if learned else detect(text, previous_was_list=bool(listed))
+    return Question(text, history, backend, k, exclude, filters, listed, shape,
                     standalone_question(text, history, short_terms))

@@ -387,3 +387,30 @@ def detect(question: str, previous_was_list: bool = False) -> Shape:
         return Shape(FACT) if ONE_WORK.search(topic) else Shape(OVERVIEW, topic)  # the ways of meeting a problem
     shape = _list(q, previous_was_list) or _compare(q) or _dislocated(q) or Shape(FACT)
     return shape if shape.kind in (FACT, COMPARE) or shape.topic else Shape(FACT)  # a list of nothing named is no list
+
+
+def learned_shape(question: str, previous_was_list: bool = False, follows: bool = False) -> Shape:
+    """The question's shape: its kind as the learned reader takes it (``assistant.question.shape_learned``,
+    fitted on readers' labelled questions), what it is about as the frames read it (``detect``).
+    Where the two kinds differ, the learned kind stands: a fact is a fact (its frame words were a
+    figure of speech: "has anyone worked out which ..."), a list or an overview the frames took for
+    a fact is about the question's own words, and a comparison needs two names to compare."""
+    from assistant.question.shape_learned import reader
+
+    rules = detect(question, previous_was_list)
+    if previous_was_list:
+        # a follow-up on a list keeps the frames' reading of the listed set (shape_sets: filter, more, a
+        # superlative over them), measured on their own hold-outs; the readers' batches hold too few
+        # list follow-ups (94) to fit or judge the learned reader on them
+        return rules
+    kind = reader().kind(question, follows)
+    if kind == rules.kind:
+        return rules
+    if kind == FACT:
+        return Shape(FACT)
+    if kind == COMPARE:
+        found = names("The " + question)
+        return Shape(COMPARE, clean(question), names=found) if len(found) >= 2 else rules
+    if rules.kind == FACT:
+        return rules if previous_was_list else Shape(kind, clean(question))
+    return replace(rules, kind=kind)

@@ -1,0 +1,144 @@
+"""The learned sentence scorer: the probability that an evidence sentence answers the question,
+and the sentences a single-fact answer shows.
+
+A logistic model over what evidence scoring already computes (``assistant.evidence.scoring``): the
+sentence's MiniLM cosine and IDF-weighted term share with the question, each also relative to the
+best in its abstract and the best overall, its abstract's place among those read, its position and
+length in the abstract, and the share of the question's names and numbers it repeats. Fitted on
+readers' labels of (question, sentence) pairs (``evals/datasets/sentences_written.jsonl``) by
+``python -m evals.fit sentences`` (part of ``make fit``); the weights ship as package data
+(``assistant/models/sentence_scorer.json``) and are read with numpy alone.
+
+``pick`` is the answer a reader needs: the sentence most likely to answer, then a second sentence
+of the same abstract, or one of another abstract, only when its own probability reaches the fitted
+bars (``second``, ``other``), in reading order. The probabilities of the best sentence also give
+the caveat decision its signal (``best``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from assistant.evidence.scoring import Evidence, Sentence
+
+FEATURES = ("dense", "lexical", "dense_doc", "lexical_doc", "dense_all", "lexical_all", "rank0", "rank1",
+            "position", "first", "last", "length", "numbers", "names", "has_number")
+# digits with their decimal part (a figure the question repeats: "2.7", "128")
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)?")
+_WORD = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\b")
+
+
+def _names(text: str) -> set[str]:
+    """Words written like names (an inner capital or a digit: RetNet, GPT-4, A100), lowercased."""
+    return {w.lower() for w in _WORD.findall(text) if any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w)}
+
+
+def positions(evidence: Evidence) -> list[tuple[int, int]]:
+    """Each evidence sentence's (index in its abstract, sentences in that abstract)."""
+    by_doc: dict[int, list[int]] = {}
+    for j, s in enumerate(evidence.sentences):
+        by_doc.setdefault(s.doc_index, []).append(j)
+    out = [(0, 1)] * len(evidence.sentences)
+    for js in by_doc.values():
+        js.sort(key=lambda j: evidence.sentences[j].start)
+        for n, j in enumerate(js):
+            out[j] = (n, len(js))
+    return out
+
+
+def features(question: str, sentences: list[Sentence], where: list[tuple[int, int]]) -> np.ndarray:
+    """One row of ``FEATURES`` per sentence."""
+    if not sentences:
+        return np.zeros((0, len(FEATURES)), np.float32)
+    q_nums, q_names = set(_DIGITS.findall(question)), _names(question)
+    dense = np.array([s.dense for s in sentences], np.float32)
+    lexical = np.array([s.lexical for s in sentences], np.float32)
+    best_d: dict[int, float] = {}
+    best_l: dict[int, float] = {}
+    for s in sentences:
+        best_d[s.doc_index] = max(best_d.get(s.doc_index, -1.0), s.dense)
+        best_l[s.doc_index] = max(best_l.get(s.doc_index, -1.0), s.lexical)
+    top_d, top_l = float(dense.max()), float(lexical.max())
+    rows = []
+    for s, (pos, n) in zip(sentences, where, strict=True):
+        nums = set(_DIGITS.findall(s.text))
+        rows.append([
+            s.dense, s.lexical, s.dense - best_d[s.doc_index], s.lexical - best_l[s.doc_index],
+            s.dense - top_d, s.lexical - top_l,
+            float(s.doc_index == 0), float(s.doc_index == 1),
+            pos / max(n - 1, 1), float(pos == 0), float(pos == n - 1),
+            math.log1p(len(s.text.split())) / 4.0,
+            len(q_nums & nums) / len(q_nums) if q_nums else 0.0,
+            len(q_names & _names(s.text)) / len(q_names) if q_names else 0.0,
+            float(bool(nums)),
+        ])
+    return np.asarray(rows, np.float32)
+
+
+@dataclass(frozen=True)
+class SentenceScorer:
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    bias: float
+    second: float  # a second sentence of the answering abstract is shown from this probability
+    other: float  # a sentence of another abstract is shown (and cited) from this probability
+
+    def probabilities(self, evidence: Evidence) -> np.ndarray:
+        x = features(evidence.question, evidence.sentences, positions(evidence))
+        if not len(x):
+            return np.zeros(0, np.float32)
+        z = ((x - self.mean) / self.scale) @ self.coef + self.bias
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def pick(self, evidence: Evidence, probs: np.ndarray | None = None) -> list[Sentence]:
+        """The sentences a single-fact answer shows: the likeliest to answer, then the same
+        abstract's next likeliest when it reaches ``second``, and the best of each other abstract
+        when it reaches ``other``; the answering abstract's in reading order, then the others."""
+        sents = evidence.sentences
+        if not sents:
+            return []
+        p = self.probabilities(evidence) if probs is None else probs
+        order = sorted(range(len(sents)), key=lambda j: -p[j])
+        lead = order[0]
+        doc = sents[lead].doc_index
+        same = [j for j in order if j != lead and sents[j].doc_index == doc][:1]
+        own = sorted([lead, *[j for j in same if p[j] >= self.second]], key=lambda j: sents[j].start)
+        others: list[int] = []
+        for j in order:
+            d = sents[j].doc_index
+            if d != doc and p[j] >= self.other and all(sents[o].doc_index != d for o in others):
+                others.append(j)
+        return [sents[j] for j in own + others[:1]]
+
+    def adding(self, evidence: Evidence, chosen: list[Sentence], states: Callable[[str], bool]) -> list[Sentence]:
+        """``chosen`` and, when their text does not state what ``states`` checks (the figure a question
+        asks for), the likeliest further sentence of the answering abstract that does, in reading order."""
+        if not chosen or states(" ".join(s.text for s in chosen)):
+            return chosen
+        p = self.probabilities(evidence)
+        doc = chosen[0].doc_index
+        found = [j for j in np.argsort(-p, kind="stable") if evidence.sentences[j].doc_index == doc
+                 and evidence.sentences[j] not in chosen and states(evidence.sentences[j].text)]
+        if not found:
+            return chosen
+        own = sorted([s for s in chosen if s.doc_index == doc] + [evidence.sentences[found[0]]], key=lambda s: s.start)
+        return own + [s for s in chosen if s.doc_index != doc]
+
+
+@cache
+def scorer() -> SentenceScorer:
+    """The shipped model (``assistant/models/sentence_scorer.json``)."""
+    d = json.loads(resources.files("assistant").joinpath("models", "sentence_scorer.json").read_text())
+    m = d["model"]
+    return SentenceScorer(np.asarray(m["mean"], np.float32), np.asarray(m["scale"], np.float32),
+                          np.asarray(m["coef"], np.float32), float(m["bias"]),
+                          float(d["bars"]["second"]), float(d["bars"]["other"]))
