@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from evals.declines import CACHE, LOO, ROOT, SETS, _state, key, sample
+from evals.declines import CACHE, LOO, ROOT, SETS, extractive_state, key, sample
 
 
 def commit() -> str:
@@ -75,7 +75,7 @@ def refresh(assistant: Any, rows: list[dict[str, Any]], at: str) -> dict[str, in
         d = assistant.engine.analyze(q.text, assistant.settings.top_k, exclude).decision
         outcome, rel = (d.outcome, round(d.relevance, 4)) if d else ("refuse", 0.0)
         moved["decision_changed"] += (outcome, rel) != (r["outcome"], r["relevance"])
-        new = _state(assistant.ask(q.text, backend="extractive", exclude=exclude), q.gold, docs)
+        new = extractive_state(assistant.ask(q.text, backend="extractive", exclude=exclude), q.gold, docs)
         hedge = ("refused", "caveated", "caveat_kind")
         moved["extractive_changed"] += any(new[h] != r["extractive"].get(h) for h in hedge)
         r["extractive"], r["extractive_at"], r["checks"] = new, at, checks(assistant, q.text, exclude)

@@ -37,7 +37,7 @@ from evals.data import (
     load_for_tuning,
     resolve_anchors,
 )
-from evals.written_sessions import FOLLOWUPS_PATH
+from evals.data import FOLLOWUPS_WRITTEN_PATH as FOLLOWUPS_PATH
 
 FIT_PATH = EVALS_DIR / "fits" / "list_followups.json"
 MEANING_FIT_PATH = EVALS_DIR / "fits" / "list_followups_meaning.json"
@@ -338,9 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--features", default=None, help="a features JSON written by an earlier run (skips the answers)")
     ap.add_argument("--dry-run", action="store_true", help="print, do not write evals/fits/list_followups.json")
     args = ap.parse_args(argv)
-    from evals.lists import _open
+    from evals.lists import open_corpus
 
-    assistant = _open(args.data_dir)
+    assistant = open_corpus(args.data_dir)
     if args.features and Path(args.features).exists():
         feats = json.loads(Path(args.features).read_text(encoding="utf-8"))
     else:

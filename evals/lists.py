@@ -30,27 +30,29 @@ from pathlib import Path
 from typing import Any
 
 from evals.data import (
+    CACHE_DIR,
     DATASETS_DIR,
     EVALS_DIR,
     LISTS_ABSENT_WRITTEN_PATH,
     LISTS_CURATED_WRITTEN_PATH,
     LISTS_PATH,
     LISTS_WRITTEN_PATH,
+    corpus_hash,
     load_for_tuning,
     resolve_anchors,
 )
 from evals.lists_metrics import (
-    _diagnosis,
-    _summary,
     agg_lists,
     expected_shape,
     format_lists,
+    list_diagnosis,
     list_record,
+    mean_sd,
     scores,
     shape_confusion,
 )
 from evals.lists_reworded import kept as kept_rewordings
-from evals.lists_rule import _RP, PARAMS, _rp, _written, best_params
+from evals.lists_rule import PARAMS, RP_KEYS, best_params, rp_held, writes_topic
 
 __all__ = ["agg_lists", "expected_shape", "format_lists", "list_record", "scores"]  # the harness imports them from here
 
@@ -256,12 +258,11 @@ def followups(groups: list[dict[str, Any]], found: list[dict[str, Any]]) -> list
     return out
 
 
-def _open(data_dir: str | None) -> Any:
+def open_corpus(data_dir: str | None) -> Any:
     from assistant import Assistant
     from assistant.settings import DEFAULT_CORPUS
-    from evals.harness import CACHE_DIR, _corpus_hash
 
-    chash, _ = _corpus_hash("dev", DEFAULT_CORPUS)
+    chash, _ = corpus_hash("dev", DEFAULT_CORPUS)
     a = Assistant(data_dir=Path(data_dir) if data_dir else CACHE_DIR / f"bundled-{chash}", backend="extractive")
     a.ingest([DEFAULT_CORPUS])
     return a
@@ -277,7 +278,7 @@ def corpus_works(assistant: Any) -> dict[str, str]:
 
 
 def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]:
-    rows, meta = build_rows(corpus_works(_open(data_dir)))
+    rows, meta = build_rows(corpus_works(open_corpus(data_dir)))
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     META_PATH.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
@@ -285,10 +286,10 @@ def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]
 
 # --- the fit of the relevance cut-off -----------------------------------------------------------
 # The fit the settings cite is on the term-worded lists and the hand-written ones (list_written,
-# evals/lists_written.py); the model's rewordings (list_reworded) are measured with --types: they
+# evals/experiments/lists_written.py); the model's rewordings (list_reworded) are measured with --types: they
 # lost the term's sense too often to calibrate anything (docs/measurements.md).
 FIT_TYPES = ("list", "list_written", "list_absent")
-def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
+def list_features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
     from assistant.shape import detect
     from assistant.topics import candidates, feedback, unwritten, written
@@ -320,15 +321,15 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     of works always listed (default ``collection.min_listed``); ``meaning``: False fits the rule
     without ``by_meaning``; ``feedback``: False fits it without pseudo-relevance feedback. Held-out figures per fold and per question type; each type's figures
     with the constants in settings now (``settings_now``) and with ``by_meaning`` off (``old_rule``)."""
-    assistant = _open(data_dir)
+    assistant = open_corpus(data_dir)
     cs = assistant.settings.collection
     m = cs.min_listed if m is None else m
-    # the curated set (evals/lists_curated.py, its absent topics too) only when its type is asked for: the default fit is unchanged
+    # the curated set (evals/experiments/lists_curated.py, its absent topics too) only when its type is asked for: the default fit is unchanged
     paths = (LISTS_PATH, LISTS_WRITTEN_PATH, LISTS_ABSENT_WRITTEN_PATH) + ((LISTS_CURATED_WRITTEN_PATH,) if "list_curated" in types else ())
     rows = [r for path in paths for r in load_for_tuning(path)
             if r.get("shape") == "list" and not r.get("previous") and r.get("type") in types]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
-    feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
+    feats = list_features(assistant, sorted(questions, key=lambda q: q.id), n)
     per_fold = []
     types = tuple(sorted({f["type"] for f in feats}))
     groups = sorted({f["group"] for f in feats})  # a topic's questions (term, acronym, written) stay in one fold
@@ -337,23 +338,23 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
         train = [f for f in feats if fold_of[f["group"]] != i]
         test = [f for f in feats if fold_of[f["group"]] == i]
         p = best_params(train, m, meaning, feedback)
-        per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **_rp([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
-                         "by_type": {ty: _rp([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
+        per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **rp_held([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
+                         "by_type": {ty: rp_held([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
     p = best_params(feats, m, meaning, feedback)
     now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor, cs.meaning_unwritten,
            cs.meaning_feedback)
     ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     result = {"command": "python -m evals.lists fit", "types": types, "questions": len(feats), "problems": problems,
               "chosen": dict(zip(PARAMS, p, strict=True)), "folds": per_fold,
-              "held_out": {k: _summary([f[k] for f in per_fold]) for k in _RP},
-              "held_out_by_type": {ty: {k: _summary([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]])
-                                        for k in (_RP if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing", "said_none"))}
+              "held_out": {k: mean_sd([f[k] for f in per_fold]) for k in RP_KEYS},
+              "held_out_by_type": {ty: {k: mean_sd([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]])
+                                        for k in (RP_KEYS if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing", "said_none"))}
                                    for ty in types},
-              "settings_now": {ty: _rp([f for f in feats if f["type"] == ty], *now) for ty in types},
-              "old_rule": {ty: _rp([f for f in feats if f["type"] == ty], *now[:3]) for ty in types},
-              "topic_written": {ty: sum(_written(f) for f in feats if f["type"] == ty) for ty in types},
-              "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": _summary(ceiling),
-              "by_type": {ty: _diagnosis([f for f in feats if f["type"] == ty]) for ty in types},
+              "settings_now": {ty: rp_held([f for f in feats if f["type"] == ty], *now) for ty in types},
+              "old_rule": {ty: rp_held([f for f in feats if f["type"] == ty], *now[:3]) for ty in types},
+              "topic_written": {ty: sum(writes_topic(f) for f in feats if f["type"] == ty) for ty in types},
+              "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": mean_sd(ceiling),
+              "by_type": {ty: list_diagnosis([f for f in feats if f["type"] == ty]) for ty in types},
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

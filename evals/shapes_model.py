@@ -27,15 +27,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evals.data import SHAPES_WRITTEN_PATH as SHAPES_PATH
 from evals.data import load_for_tuning, resolve_path
-from evals.shapes_evidence import _FACT_TYPES, FACT_SPLITS
-from evals.shapes_written import PATH as SHAPES_PATH
 
 FITS = Path(__file__).parent / "fits"
 CACHE = FITS / "shapes_model_cache.jsonl"
 HOLDOUT_CACHE = FITS / "shapes_model_holdout.jsonl"
 FIT_PATH = FITS / "shapes_model.json"
 HOLDOUT_PREFIXES = ("SH", "SQ")
+FACT_SPLITS = ("shape_facts_written", "dev", "paraphrase_written", "calibration", "generated")
+FACT_TYPES = {"lookup", "paraphrase", "numeric", "unanswerable", "short", "fact_written"}
 LIST_SPLITS = ("lists", "lists_written", "lists_absent_written")
 _LIST_TYPES = {"list": "list", "list_reworded": "list", "list_written": "list", "list_absent": "list",
                "overview": "overview", "compare": "compare"}
@@ -52,7 +53,7 @@ def labelled(holdout: bool = False) -> list[dict[str, Any]]:
     if not holdout:
         for name in FACT_SPLITS:
             for r in load_for_tuning(resolve_path(name)[1]):
-                add(name, r, "fact" if r.get("type", "") in _FACT_TYPES else None)
+                add(name, r, "fact" if r.get("type", "") in FACT_TYPES else None)
         for r in load_for_tuning(resolve_path("overview_written")[1]):
             add("overview_written", r, "overview" if r.get("type") == "overview" else None)
         for name in LIST_SPLITS:
@@ -85,7 +86,7 @@ def model_reading(model: Any, question: str) -> dict[str, Any]:
     return {"reply": parse(reply), "p": probabilities(top), "seconds": round(seconds, 3)}
 
 
-def _cached(path: Path) -> dict[str, dict[str, Any]]:
+def cached_readings(path: Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     return {(r := json.loads(x))["question"]: r for x in path.read_text().splitlines() if x.strip()}
@@ -98,7 +99,7 @@ def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, A
     from assistant.shape_frames import _ONE_WORK
 
     path = HOLDOUT_CACHE if holdout else CACHE
-    cached, rows, model, done = _cached(path), labelled(holdout), None, 0
+    cached, rows, model, done = cached_readings(path), labelled(holdout), None, 0
     todo = []
     for r in rows:
         if r["question"] not in cached:

@@ -3,15 +3,11 @@ fit): lists by meaning, pseudo-relevance feedback, topics no abstract writes. Sp
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from assistant import Assistant
 from assistant.types import ListItem
-from evals import lists as L
 from evals import lists_rule as LR
-from evals.data import load_for_tuning
 
 
 def test_a_topic_worded_unlike_a_term_still_lists_its_closest_abstracts(corpus: Assistant) -> None:
@@ -44,35 +40,17 @@ def test_the_fit_chooses_the_rule_by_meaning_for_topics_no_candidate_writes() ->
     users = {"gold": {"x", "y"}, "cands": [(0.2, 0.6, "x", 0), (0.1, 0.55, "y", 1), (0.1, 0.2, "z", 2), (0.3, 0.58, "q", 9)]}
     absent = {"gold": set(), "cands": [(0.1, 0.3, "p", 0), (0.1, 0.28, "r", 1)]}
     w, t, k, ratio, floor, unwritten, fb = LR.best_params([term, users, absent])
-    assert set(LR._pick(term, w, t, 0, k, ratio, floor)) == {"a"}  # a written topic keeps the term rule
-    assert set(LR._pick(users, w, t, 0, k, ratio, floor)) == {"x", "y"}
-    assert LR._pick(absent, w, t, 0, k, ratio, floor) == [] and LR._f1([], set()) == 1.0 and LR._f1(["p"], set()) == 0.0
+    assert set(LR.pick_listed(term, w, t, 0, k, ratio, floor)) == {"a"}  # a written topic keeps the term rule
+    assert set(LR.pick_listed(users, w, t, 0, k, ratio, floor)) == {"x", "y"}
+    assert LR.pick_listed(absent, w, t, 0, k, ratio, floor) == [] and LR.f1_score([], set()) == 1.0 and LR.f1_score(["p"], set()) == 0.0
     assert LR.best_params([term, users, absent], meaning=False)[2:] == (0, 1.0, 0.0, True, 0)
     named_nowhere = {"gold": set(), "unwritten": ["dialect"], "cands": [(0.1, 0.7, "n", 0), (0.1, 0.68, "m", 1)]}
-    assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, True) == ["n", "m"]  # by meaning, under a statement
-    assert LR._pick(named_nowhere, w, t, 0, k, ratio, floor, False) == []  # a word no abstract writes: nothing listed
+    assert LR.pick_listed(named_nowhere, w, t, 0, k, ratio, floor, True) == ["n", "m"]  # by meaning, under a statement
+    assert LR.pick_listed(named_nowhere, w, t, 0, k, ratio, floor, False) == []  # a word no abstract writes: nothing listed
     assert LR._score(named_nowhere, w, t, 0, k, ratio, floor, True) == 1.0  # the statement above them says none
     worded_apart = {"gold": {"g"}, "unwritten": ["photos"], "cands": [(0.1, 0.7, "g", 0), (0.1, 0.3, "o", 1)]}
     assert LR.best_params([term, users, absent, named_nowhere, worded_apart])[5] is True  # its list finds the gold
-    assert LR._pick(users, 0.6, 0.61) == []  # the rule fitted on terms alone: the users' wording reaches no cut-off
-
-
-def test_the_written_lists_are_below_the_overlap_bound_and_keep_their_terms_gold() -> None:
-    from evals import lists_written as LW
-
-    rows = [json.loads(line) for line in LW.OUT_PATH.read_text(encoding="utf-8").splitlines()]
-    term_list = {r["term"]: r for r in load_for_tuning(L.LISTS_PATH) if r["type"] == "list" and "topic" not in r}
-    written = [r for r in rows if r["type"] == LW.TYPE]
-    absent = [r for r in rows if r["type"] == LW.ABSENT]
-    assert len(written) >= 40 and len(absent) >= 10 and all(r["made"] == LW.MADE and r["shape"] == "list" for r in rows)
-    for r in written:
-        assert r["gold_anchors"] == term_list[r["term"]]["gold_anchors"] and r["term"] not in r["question"].lower()
-        assert r["overlap"]["term_share"] <= LW.MAX_TERM_SHARE and r["overlap"]["rare_share"] <= LW.MAX_RARE_SHARE
-    assert all(r["gold_anchors"] == [] for r in absent)
-    assert LW.rare_words(["alpha beta gamma", "alpha beta", "delta"], lambda t: 1.0) == ["alpha", "beta"]  # held by two or more
-    recs = [{"type": LW.TYPE, "shape": "list", "list": {"expected": LW.TYPE, "recall": 0.5, "precision": 0.5,
-             "baseline_recall": 0.0, "baseline_precision": 0.0, "all_named_cited": False}}]
-    assert L.agg_lists(recs)["by_shape"][LW.TYPE]["detected"] == 1.0  # reported apart from term lists
+    assert LR.pick_listed(users, 0.6, 0.61) == []  # the rule fitted on terms alone: the users' wording reaches no cut-off
 
 
 def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unrelated(corpus: Assistant) -> None:
@@ -195,7 +173,7 @@ def test_the_fits_rule_by_meaning_reads_the_feedback_ranking_when_chosen() -> No
     # chunk cosine and fused rank favour "z"; the feedback (5 documents) ranks the gold first
     f = {"gold": {"x", "y"}, "cands": [(0.1, 0.60, "z", 0), (0.1, 0.40, "x", 1), (0.1, 0.38, "y", 2)],
          "fed": {5: ([(0, 0.9, "x"), (1, 0.85, "y"), (2, 0.5, "z")], 0.9)}}
-    assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.5) == ["z"]  # without feedback: the fused best 2 within 0.7 x 0.60
-    assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.5, True, 5) == ["x", "y"]  # the feedback's best 2 within 0.7 x 0.9
-    assert LR._pick(f, 0.6, 0.61, 0, 2, 0.7, 0.65, True, 5) == []  # the floor is the chunk cosine's
+    assert LR.pick_listed(f, 0.6, 0.61, 0, 2, 0.7, 0.5) == ["z"]  # without feedback: the fused best 2 within 0.7 x 0.60
+    assert LR.pick_listed(f, 0.6, 0.61, 0, 2, 0.7, 0.5, True, 5) == ["x", "y"]  # the feedback's best 2 within 0.7 x 0.9
+    assert LR.pick_listed(f, 0.6, 0.61, 0, 2, 0.7, 0.65, True, 5) == []  # the floor is the chunk cosine's
     assert LR.best_params([f])[6] == 5 and LR.best_params([f], feedback=False)[6] == 0

@@ -1,6 +1,6 @@
 """Parse and ingest throughput of a synthetic BibTeX library beside the JSONL of the same records.
 
-    python -m evals.bench_formats [--entries 20000] [--ingest-subset 1000] [--out-dir DIR]
+    python -m evals.experiments.bench_formats [--entries 20000] [--ingest-subset 1000] [--out-dir DIR]
 
 The library: ``--entries`` BibTeX entries (title, authors with LaTeX accents, journal or
 booktitle, year, DOI, keywords, a braced abstract with a LaTeX command) built from the bundled
@@ -89,7 +89,7 @@ def timed_ingest(path: Path, data_dir: Path) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.bench_formats", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.bench_formats", description=__doc__.split("\n\n")[0])
     ap.add_argument("--entries", type=int, default=20_000)
     ap.add_argument("--ingest-subset", type=int, default=1000, help="entries ingested per format (0: none)")
     ap.add_argument("--out-dir", type=Path, help="where the files and indexes go (default: a temporary folder)")

@@ -1,4 +1,4 @@
-"""The hand-written paraphrase set (evals/paraphrase_written.py): every kept row resolves to its
+"""The hand-written paraphrase set (evals/experiments/paraphrase_written.py): every kept row resolves to its
 abstract, its key points are the abstract's words, its follow-ups follow their first question, its
 unanswerable ones have no gold, and the overlap filter drops a question that copies its abstract."""
 
@@ -10,7 +10,7 @@ from assistant import Assistant
 from assistant.evidence import Idf
 from evals.calibration import MAX_RARE_HELD
 from evals.data import resolve_anchors
-from evals.paraphrase_written import OUT_PATH, SOURCE_PATH, drawn, figures
+from evals.experiments.paraphrase_written import OUT_PATH, SOURCE_PATH, drawn, figures
 
 
 def _rows() -> list[dict]:

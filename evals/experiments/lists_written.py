@@ -2,7 +2,7 @@
 researcher asks about a topic in their own words ("which papers route each token to one of
 several specialised sub-networks?" for the mixture-of-experts group), not with the abstracts' term.
 
-    python -m evals.lists_written build [--data-dir D]   # -> evals/datasets/lists_written.jsonl
+    python -m evals.experiments.lists_written build [--data-dir D]   # -> evals/datasets/lists_written.jsonl
     assistant eval --dataset lists_written               # list recall / precision beside the baseline
     python -m evals.lists fit --types list,list_written  # the cut-off's CV over both wordings
 
@@ -80,9 +80,9 @@ def _groups() -> dict[str, dict[str, Any]]:
 
 def build(data_dir: str | None = None) -> dict[str, Any]:
     from assistant.evidence import terms
-    from evals.lists import _open
+    from evals.lists import open_corpus
 
-    assistant = _open(data_dir)
+    assistant = open_corpus(data_dir)
     engine, docs = assistant.engine, assistant.retriever.docs()
     by_work = {d.work_id: d.original for d in docs.values()}
     groups = _groups()
@@ -127,7 +127,7 @@ def _means(figs: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.lists_written", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.lists_written", description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["build"])
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
     args = ap.parse_args(argv)

@@ -1,7 +1,7 @@
-"""Two app replicas on one ``chroma run`` server while a third process ingests (``python -m evals.bench_replicas``).
+"""Two app replicas on one ``chroma run`` server while a third process ingests (``python -m evals.experiments.bench_replicas``).
 
     python -m evals.bench_scale --sizes 100000 --work .assistant/bench-scale  # build the index once
-    cp -a .assistant/bench-scale .assistant/rep100k && python -m evals.bench_replicas --work .assistant/rep100k --new 200
+    cp -a .assistant/bench-scale .assistant/rep100k && python -m evals.experiments.bench_replicas --work .assistant/rep100k --new 200
 
 The work folder is one ``evals.bench_scale`` left (``chroma/`` the server's data, ``app/`` the data
 dir with the persisted lexical index, ``vectors.npz`` the cached vectors); the run writes into it
@@ -44,6 +44,7 @@ import numpy as np
 from evals.bench_scale import (
     FINGERPRINT,
     PoolEmbedder,
+    QueryEmbedder,
     emit,
     perturb,
     rss_mib,
@@ -53,23 +54,11 @@ from evals.bench_scale import (
 )
 from evals.metrics import percentile
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 K = 10  # hits per search (the CLI's default)
 MARKER_EVERY = 4  # every 4th query is the marker query: bounds the lag's resolution to ~4 queries
 PAUSE_S = 0.05  # between a replica's queries: leaves CPU to the ingest on a 2-core box; bounds the lag's resolution
 NEW_IDS_FROM = 30_000_000  # synthetic ids apart from bench_scale's sizes (0..) and --small (10M..)
-
-
-class QueryEmbedder:
-    """The cached real MiniLM vector of a known query, else a pool vector (see module doc)."""
-
-    def __init__(self, work: Path, queries: list[str]) -> None:
-        got = np.load(work / "vectors.npz")
-        self.known = {q: v for q, v in zip(queries, got["queries"], strict=False)}
-        self.pool = PoolEmbedder(got["chunks"])
-
-    def __call__(self, input: list[str]) -> np.ndarray:  # noqa: A002 - chromadb's name
-        return np.stack([self.known[t] if t in self.known else self.pool([t])[0] for t in input])
 
 
 def settings_for(work: Path, port: int) -> Any:
@@ -177,7 +166,7 @@ def summarize(rows: list[dict[str, Any]], ing: dict[str, float]) -> dict[str, An
 
 def _spawn(args: list[str]) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANONYMIZED_TELEMETRY": "False", "HF_HUB_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, "-m", "evals.bench_replicas", *args], env=env, text=True,
+    return subprocess.Popen([sys.executable, "-m", "evals.experiments.bench_replicas", *args], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

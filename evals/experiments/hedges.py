@@ -1,6 +1,6 @@
 """Which caveat hedges a right answer, and on what trigger (issue 19), read from eval runs.
 
-``python -m evals.hedges RUN_DIR [RUN_DIR ...] [--show N]`` reads each run's ``results.json``
+``python -m evals.experiments.hedges RUN_DIR [RUN_DIR ...] [--show N]`` reads each run's ``results.json``
 (``assistant eval``: per-question records hold the caveat kind, the caveat's text and the answer's
 supported sentences, ``said``) and tabulates, by caveat kind:
 

@@ -1,4 +1,4 @@
-"""The curated list tuning set (evals/lists_curated.py, evals/datasets/lists_curated_written.jsonl):
+"""The curated list tuning set (evals/experiments/lists_curated.py, evals/datasets/lists_curated_written.jsonl):
 its rows resolve against the bundled corpus as ingested, the validator catches a bad row, and the
 harness scores its questions as their own list type."""
 
@@ -8,8 +8,8 @@ import copy
 import json
 
 from assistant import Assistant
-from evals import lists_curated as C
 from evals.data import load_for_tuning, resolve_anchors, resolve_path
+from evals.experiments import lists_curated as C
 from evals.lists_metrics import CURATED, agg_lists, list_record
 
 

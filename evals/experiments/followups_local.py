@@ -2,10 +2,10 @@
 datasets, the per-question difference of two runs, and the follow-ups the local model's shape
 re-reading could turn into an overview.
 
-    python -m evals.followups_local sets --out D      # D/fl.jsonl, wf, mf (on a list), devf, pwf, calf (on a fact)
+    python -m evals.experiments.followups_local sets --out D      # D/fl.jsonl, wf, mf (on a list), devf, pwf, calf (on a fact)
     assistant eval --dataset D/fl.jsonl --backend local --data-dir DATA --out-dir RUN_A   # and --backend extractive
-    python -m evals.followups_local diff RUN_A RUN_B [--text]   # questions whose cited works / refusal / caveat / shape differ
-    python -m evals.followups_local reread            # P(overview) of every eligible tuning follow-up (the local model)
+    python -m evals.experiments.followups_local diff RUN_A RUN_B [--text]   # questions whose cited works / refusal / caveat / shape differ
+    python -m evals.experiments.followups_local reread            # P(overview) of every eligible tuning follow-up (the local model)
 
 Sessions (tuning data only, never a locked split): the list split's FL*, ``lists_followups_written``
 and ``followups_meaning_written`` (follow-ups on a list), and the fact follow-ups of dev,
@@ -111,7 +111,7 @@ def reread() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.followups_local")
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.followups_local")
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("sets")
     s.add_argument("--out", required=True, type=Path)

@@ -1,7 +1,7 @@
-"""Filtered vs unfiltered search at scale (``python -m evals.bench_filters``).
+"""Filtered vs unfiltered search at scale (``python -m evals.experiments.bench_filters``).
 
-    python -m evals.bench_filters --chunks 10000 --work .assistant/bench-filters
-    python -m evals.bench_filters --chunks 100000 --work .assistant/bench-filters   # grows the index
+    python -m evals.experiments.bench_filters --chunks 10000 --work .assistant/bench-filters
+    python -m evals.experiments.bench_filters --chunks 100000 --work .assistant/bench-filters   # grows the index
 
 The corpus is evals/bench_scale.py's synthetic one (perturbed real abstracts, real MiniLM pool
 vectors + noise, real SciFact claims as queries; its module doc says what is synthetic), each
@@ -92,7 +92,7 @@ def measure(work: Path, queries: list[str], strategies: list[str] | None = None)
     from assistant.retrieval import HybridRetriever
     from assistant.settings import Settings
     from assistant.store import Store
-    from evals.bench_replicas import QueryEmbedder
+    from evals.bench_scale import QueryEmbedder
 
     settings = Settings(data_dir=work / "app")
     store = Store(settings, FINGERPRINT)

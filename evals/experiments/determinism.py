@@ -5,11 +5,11 @@ the tuning questions of ``--sets`` (never a locked split; ``shapes_written``'s h
 SH* / SQ* are left out) with ``Assistant.ask`` (backend ``extractive``) in fresh subprocesses and
 diffs what they answered: the text, the cited doc ids, the list items, the shape, the caveat kind.
 
-    python -m evals.determinism seeds --data-dir D [--seeds 1,2] [--sets ...] [--dev-sample 30]
+    python -m evals.experiments.determinism seeds --data-dir D [--seeds 1,2] [--sets ...] [--dev-sample 30]
         two runs on the same corpus, each with another PYTHONHASHSEED (set / dict-of-str order)
-    python -m evals.determinism copies --data-dir D
+    python -m evals.experiments.determinism copies --data-dir D
         two runs with one seed, each on a fresh copy of the corpus (caches, Chroma's index read anew)
-    python -m evals.determinism run --data-dir D --out F
+    python -m evals.experiments.determinism run --data-dir D --out F
         one run in this process (what ``seeds`` / ``copies`` start), one JSON line per question
 
 Follow-ups are asked after their previous question's answer, as ``assistant eval`` asks them.
@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ROOT / "evals" / "datasets"
 DEFAULT_SETS = ["overview_written", "lists_curated_written", "lists_written", "shapes_written",
                 "lists_followups_written", "followups_meaning_written", "dev"]
@@ -84,7 +84,7 @@ def run(data_dir: str, sets: list[str], dev_sample: int, out: Path) -> None:
 
 def _subprocess_run(data_dir: str, sets: list[str], dev_sample: int, out: Path, hash_seed: str) -> None:
     env = dict(os.environ, PYTHONHASHSEED=hash_seed, HF_HUB_OFFLINE="1", ANONYMIZED_TELEMETRY="False")
-    cmd = ["nice", "-n", "5", sys.executable, "-m", "evals.determinism", "run", "--data-dir", data_dir,
+    cmd = ["nice", "-n", "5", sys.executable, "-m", "evals.experiments.determinism", "run", "--data-dir", data_dir,
            "--sets", ",".join(sets), "--dev-sample", str(dev_sample), "--out", str(out)]
     subprocess.run(cmd, cwd=ROOT, env=env, check=True)
 
@@ -109,7 +109,7 @@ def diff(a: Path, b: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.determinism", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.determinism", description=__doc__.split("\n\n")[0])
     ap.add_argument("mode", choices=["run", "seeds", "copies", "diff"])
     ap.add_argument("--data-dir", required=True)
     ap.add_argument("--sets", default=",".join(DEFAULT_SETS))

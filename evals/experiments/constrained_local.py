@@ -1,6 +1,6 @@
 """Measure: does the local model cite correctly with numbered evidence sentences and "claim [n]" output?
 
-Usage: python -m evals.constrained_local [--n 5] [--data-dir DIR]
+Usage: python -m evals.experiments.constrained_local [--n 5] [--data-dir DIR]
 
 For the first ``--n`` questions of the tune split of evals/datasets/dev.jsonl: (A) the product's own
 local answer (``Assistant.ask``, source-numbered prompt) and (B) the same evidence as numbered
@@ -24,7 +24,7 @@ from assistant.core import Assistant
 from assistant.evidence import score_evidence, terms
 from assistant.prompts import as_data, load_prompt, render
 
-DEV = Path(__file__).parent / "datasets" / "dev.jsonl"
+DEV = Path(__file__).resolve().parents[1] / "datasets" / "dev.jsonl"
 N_SENTENCES = 8  # evidence sentences shown: about the ~400 tokens of the source-numbered prompt
 SUPPORT = 0.5  # share of a claim's content words found in its cited sentences (sanity bound, not fit)
 # One to four sentences, each ending in one or two [n]; or the decline. Sentence text excludes brackets.

@@ -1,8 +1,8 @@
 """Written paraphrases: answerable questions about one abstract each, worded by hand as a researcher
 asks, far from the abstract's own wording (tuning data for the decision, issue 19).
 
-    python -m evals.paraphrase_written draw [--data-dir D]   # the seeded abstracts to write about
-    python -m evals.paraphrase_written build [--data-dir D]  # -> evals/datasets/paraphrase_written.jsonl
+    python -m evals.experiments.paraphrase_written draw [--data-dir D]   # the seeded abstracts to write about
+    python -m evals.experiments.paraphrase_written build [--data-dir D]  # -> evals/datasets/paraphrase_written.jsonl
     assistant eval --dataset paraphrase_written --loo        # hedged / refused by caveat kind
     python -m evals.fit decision --sets dev,generated,calibration,paraphrase_written
 
@@ -169,7 +169,7 @@ def build(assistant: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.paraphrase_written", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.paraphrase_written", description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["draw", "build"])
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default ./.assistant)")
     args = ap.parse_args(argv)
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"doc_id": d.doc_id, "label": d.label, "text": d.text}, ensure_ascii=False))
         return 0
     meta = build(assistant)
-    meta["command"] = "python -m evals.paraphrase_written build"
+    meta["command"] = "python -m evals.experiments.paraphrase_written build"
     Path(OUT_PATH.with_suffix(".meta.json")).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(meta, indent=2), file=sys.stderr)
     return 0

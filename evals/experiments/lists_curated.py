@@ -1,10 +1,10 @@
 """Curated list questions: "which papers…" asked as a researcher asks, with a gold set judged by
 reading (``evals/datasets/lists_curated_written.jsonl``; helper E1, session 12, issue 21).
 
-    python -m evals.lists_curated check [--data-dir D]    # validate the rows against the corpus
+    python -m evals.experiments.lists_curated check [--data-dir D]    # validate the rows against the corpus
     assistant eval --dataset lists_curated_written        # list recall / precision beside the baseline
     python -m evals.lists fit --types list,list_written,list_absent,list_curated   # the list rule's CV with them
-    python -m evals.lists_curated variants [--data-dir D]  # other membership rules by meaning, same CV
+    python -m evals.experiments.lists_curated variants [--data-dir D]  # other membership rules by meaning, same CV
 
 **Why.** ``lists_written`` takes as gold every work that writes a defined term, so many of its gold
 works mention the term in passing and a list of the abstracts really about the topic scores low
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.data import DATASETS_DIR, _norm, load_for_tuning
+from evals.data import DATASETS_DIR, load_for_tuning, norm_key
 
 PATH = DATASETS_DIR / "lists_curated_written.jsonl"
 TYPE = "list_curated"
@@ -43,7 +43,7 @@ TYPES = (TYPE, "overview", ABSENT)
 
 
 def _works_of(anchor: str, texts: list[tuple[str, str, str]]) -> set[str]:
-    a = _norm(anchor)
+    a = norm_key(anchor)
     return {w for t, o, w in texts if a in t or a in o}
 
 
@@ -53,7 +53,7 @@ def check(docs: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> lis
     the works judged in, an absent topic with a gold work or whose ``absent_words`` an abstract writes,
     an unknown type, a question without a '?' or '.' at its end."""
     rows = load_for_tuning(PATH) if rows is None else rows
-    texts = [(_norm(d.text), " ".join(d.original.split()), d.work_id) for d in docs.values()]
+    texts = [(norm_key(d.text), " ".join(d.original.split()), d.work_id) for d in docs.values()]
     problems: list[str] = []
     for r in rows:
         rid = r["id"]
@@ -94,23 +94,23 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 # --- other membership rules by meaning, measured by the fit's own CV ---------------------------------
 def variant_features(assistant: Any) -> list[dict[str, Any]]:
-    """The fit's features (evals.lists._features) of list_written, list_curated and list_absent, and
+    """The fit's features (evals.lists.list_features) of list_written, list_curated and list_absent, and
     for a topic no candidate writes, per candidate: fused rank, best chunk cosine, best lexical score,
     the feedback cosine and rank (5 documents), and its best sentence's cosine with the topic."""
     from assistant.evidence import embed
     from assistant.shape import detect
     from assistant.topics import candidates, feedback
     from evals.data import LISTS_ABSENT_WRITTEN_PATH, LISTS_WRITTEN_PATH, resolve_anchors
-    from evals.lists import _features
-    from evals.lists_rule import _written
+    from evals.lists import list_features
+    from evals.lists_rule import writes_topic
 
     rows = [r for path in (LISTS_WRITTEN_PATH, LISTS_ABSENT_WRITTEN_PATH, PATH) for r in load_for_tuning(path)
             if r.get("shape") == "list" and not r.get("previous")]
     questions, _ = resolve_anchors(rows, assistant.retriever.docs())
     questions = sorted(questions, key=lambda q: q.id)
-    feats, engine = _features(assistant, questions), assistant.engine
+    feats, engine = list_features(assistant, questions), assistant.engine
     for f, q in zip(feats, questions, strict=True):
-        if _written(f):
+        if writes_topic(f):
             continue
         topic = detect(q.text).topic or q.text
         found = candidates(engine, topic, assistant.settings.collection.candidates)
@@ -124,9 +124,9 @@ def variant_features(assistant: Any) -> list[dict[str, Any]]:
 
 
 def _score(f: dict[str, Any], picked: list[str]) -> float:
-    from evals.lists_rule import _f1
+    from evals.lists_rule import f1_score
 
-    return float(bool(f.get("unwritten")) or not picked) if not f["gold"] else _f1(picked, f["gold"])
+    return float(bool(f.get("unwritten")) or not picked) if not f["gold"] else f1_score(picked, f["gold"])
 
 
 def _best(train: list[dict[str, Any]], grid: list[tuple[Any, ...]], rule: Any) -> tuple[Any, ...]:
@@ -134,9 +134,9 @@ def _best(train: list[dict[str, Any]], grid: list[tuple[Any, ...]], rule: Any) -
 
 
 def _now(f: dict[str, Any], k: int, ratio: float, floor: float, fb: int) -> list[str]:
-    from evals.lists_rule import _pick
+    from evals.lists_rule import pick_listed
 
-    return _pick(f, 0.0, 1.0, 0, k, ratio, floor, True, fb)  # the shipped rule by meaning (weight / cut-off unused)
+    return pick_listed(f, 0.0, 1.0, 0, k, ratio, floor, True, fb)  # the shipped rule by meaning (weight / cut-off unused)
 
 
 def _knee(f: dict[str, Any], key: str, k: int, floor: float) -> list[str]:
@@ -214,7 +214,7 @@ def cross_validate(feats: list[dict[str, Any]], rules: dict[str, Any], folds: in
     """Each rule's held-out mean F1 and per type F1 / recall / precision (absent: said none), mean ±
     sd over ``folds`` folds by topic; ``rules`` maps a name to a function of the training features
     that returns the rule (features -> picked ids). Shared with ``evals.lists_model``."""
-    from evals.lists_metrics import _defined, _summary, scores
+    from evals.lists_metrics import defined_values, mean_sd, scores
 
     groups = sorted({f["group"] for f in feats})
     fold_of = {g: j % folds for j, g in enumerate(groups)}
@@ -234,8 +234,8 @@ def cross_validate(feats: list[dict[str, Any]], rules: dict[str, Any], folds: in
                     per.setdefault(f"{ty} f1", []).append(statistics.fmean(_score(f, rule(f)) for f in held))
                     rp = [scores(rule(f), f["gold"]) for f in held]
                     per.setdefault(f"{ty} recall", []).append(statistics.fmean(r for r, _ in rp))
-                    per.setdefault(f"{ty} precision", []).extend(_summary(_defined([p for _, p in rp]))[:1])
-        out[name] = {k: _summary([x for x in v if x == x]) for k, v in per.items()}  # (a fold without a defined precision: nan)
+                    per.setdefault(f"{ty} precision", []).extend(mean_sd(defined_values([p for _, p in rp]))[:1])
+        out[name] = {k: mean_sd([x for x in v if x == x]) for k, v in per.items()}  # (a fold without a defined precision: nan)
     return out
 
 
@@ -245,16 +245,16 @@ def _fitted(train: list[dict[str, Any]], grid: list[tuple[Any, ...]], rule: Any)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.lists_curated", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.lists_curated", description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["check", "variants"])
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
     args = ap.parse_args(argv)
-    from evals.lists import _open
+    from evals.lists import open_corpus
 
-    assistant = _open(args.data_dir)
+    assistant = open_corpus(args.data_dir)
     if args.command == "variants":
         feats = variant_features(assistant)
-        print(json.dumps({"command": "python -m evals.lists_curated variants", "questions": len(feats),
+        print(json.dumps({"command": "python -m evals.experiments.lists_curated variants", "questions": len(feats),
                           "by_type": {t: sum(f["type"] == t for f in feats) for t in sorted({f["type"] for f in feats})},
                           "rules": variants(feats)}, indent=1))
         return 0

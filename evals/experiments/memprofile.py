@@ -1,4 +1,4 @@
-"""Where the web app's memory goes over a long soak (``python -m evals.memprofile``).
+"""Where the web app's memory goes over a long soak (``python -m evals.experiments.memprofile``).
 
 Like ``evals.reliability`` (the app in a child process, the openai backend against the fake server of
 ``evals/fake_openai.py``, ``--sessions`` gradio_client sessions asking the standalone dev questions
@@ -6,9 +6,9 @@ through ``/ask``), but it only measures memory: the app's RSS every ``--every`` 
 slope over the second half in % per 1,000 questions, and, with ``--trace``, tracemalloc snapshots
 of the app taken at ``--snap-at`` question counts, diffed by traceback (top growth printed).
 
-    python -m evals.memprofile --data-dir .assistant --questions 1500 --sessions 64
-    python -m evals.memprofile --data-dir .assistant --trace --snap-at 300,1500
-    python -m evals.memprofile --data-dir .assistant --env MALLOC_ARENA_MAX=2
+    python -m evals.experiments.memprofile --data-dir .assistant --questions 1500 --sessions 64
+    python -m evals.experiments.memprofile --data-dir .assistant --trace --snap-at 300,1500
+    python -m evals.experiments.memprofile --data-dir .assistant --env MALLOC_ARENA_MAX=2
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _start(args: argparse.Namespace, app_dir: Path, base_url: str, snap_dir: Pat
     port = free_port()
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
     env.update(dict(kv.split("=", 1) for kv in args.env))
-    cmd = [sys.executable, "-m", "evals.memprofile", "--serve", "--data-dir", str(app_dir), "--base-url", base_url,
+    cmd = [sys.executable, "-m", "evals.experiments.memprofile", "--serve", "--data-dir", str(app_dir), "--base-url", base_url,
            "--port", str(port), "--top-k", str(args.top_k), "--snap-dir", str(snap_dir), "--frames", str(args.frames)]
     cmd += ["--trace"] if args.trace else []
     with log.open("wb") as out:
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.memprofile", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.memprofile", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", type=Path, required=True, help="an ingested corpus to copy (never written)")
     ap.add_argument("--sessions", type=int, default=64)
     ap.add_argument("--questions", type=int, default=1500)

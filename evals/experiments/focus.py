@@ -1,6 +1,6 @@
 """What the asked-for-item check (``assistant.focus``) would change, read from eval runs.
 
-``python -m evals.focus RUN_DIR [RUN_DIR ...]`` reads each run's ``results.json`` (per-question
+``python -m evals.experiments.focus RUN_DIR [RUN_DIR ...]`` reads each run's ``results.json`` (per-question
 records hold the answer's supported sentences, ``said``, and the leave-one-out answer) and counts,
 among the answers shown plainly (neither refused nor caveated), how many the check would caveat:
 per answerable question type (each one a new hedge), leave-one-out and unanswerable (each one a

@@ -1,7 +1,7 @@
 """Which sentence a follow-up on a list quotes, and the key points it loses (helper G3, session 13, #21).
 
-    python -m evals.followup_quotes collect [--data-dir D] [--out F]   # per follow-up: the answer now, every listed sentence
-    python -m evals.followup_quotes fit [--features F]                 # -> evals/fits/followup_quotes.json
+    python -m evals.experiments.followup_quotes collect [--data-dir D] [--out F]   # per follow-up: the answer now, every listed sentence
+    python -m evals.experiments.followup_quotes fit [--features F]                 # -> evals/fits/followup_quotes.json
 
 A follow-up's key points are the gold's phrases (``evals.metrics.key_point_coverage``: found in the
 answer's text), so an answer that cites the right abstract but quotes another of its sentences loses
@@ -34,8 +34,8 @@ from evals.data import (
     load_for_tuning,
     resolve_anchors,
 )
+from evals.data import FOLLOWUPS_WRITTEN_PATH as FOLLOWUPS_PATH
 from evals.metrics import key_point_coverage
-from evals.written_sessions import FOLLOWUPS_PATH
 
 FIT_PATH = EVALS_DIR / "fits" / "followup_quotes.json"
 FEATURES = Path(__file__).resolve().parent / "runs" / "_cache" / "followup-quotes-features.json"  # collect's output, read by fit (inside the clone; evals/runs/ is ignored)
@@ -195,7 +195,7 @@ def fit(feats: list[dict[str, Any]], idf: Any, folds: int = 5) -> dict[str, Any]
     shown), paired gains against now, per set; and the naive baseline's key points on the same folds."""
     scored = [f for f in feats if f["key_points"]]
     fold_of = {i: j % folds for j, i in enumerate(sorted(f["id"] for f in scored))}
-    out: dict[str, Any] = {"command": "python -m evals.followup_quotes fit", "sessions": len(scored),
+    out: dict[str, Any] = {"command": "python -m evals.experiments.followup_quotes fit", "sessions": len(scored),
                            "abstracts_stating": sum(len(quote_states(f, now, None)) for f in scored),
                            "diagnosis": [diagnose(f) for f in scored]}
     for name, (rule, grid) in rules(idf).items():
@@ -227,15 +227,15 @@ def fit(feats: list[dict[str, Any]], idf: Any, folds: int = 5) -> dict[str, Any]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.followup_quotes", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evals.experiments.followup_quotes", description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["collect", "fit"])
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--features", default=str(FEATURES))
     ap.add_argument("--dry-run", action="store_true")
     args = ap.parse_args(argv)
-    from evals.lists import _open
+    from evals.lists import open_corpus
 
-    assistant = _open(args.data_dir)
+    assistant = open_corpus(args.data_dir)
     if args.command == "collect":
         feats = collect(assistant)
         Path(args.features).parent.mkdir(parents=True, exist_ok=True)
