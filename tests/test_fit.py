@@ -26,7 +26,8 @@ def test_tuning_code_cannot_read_the_locked_split(tmp_path: Path) -> None:
 
 
 def test_the_fit_script_never_names_the_locked_file() -> None:
-    scripts = sorted((Path(__file__).resolve().parent.parent / "evals").glob("fit*.py"))
+    evals_dir = Path(__file__).resolve().parent.parent / "evals"
+    scripts = sorted([*evals_dir.glob("fit*.py"), evals_dir / "tuning.py"])
     assert {p.name for p in scripts} >= {"fit.py", "fit_decision.py", "fit_answer.py"}
     for path in scripts:
         source = path.read_text(encoding="utf-8")

@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("command", choices=["draw", "build"])
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default ./.assistant)")
     args = ap.parse_args(argv)
-    from evals.fit import open_assistant
+    from evals.tuning import open_assistant
 
     assistant = open_assistant(args.data_dir)
     if args.command == "draw":
