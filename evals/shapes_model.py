@@ -27,12 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evals.data import RUNS_DIR, load_for_tuning, resolve_path
 from evals.data import SHAPES_WRITTEN_PATH as SHAPES_PATH
-from evals.data import load_for_tuning, resolve_path
 
 FITS = Path(__file__).parent / "fits"
 CACHE = FITS / "shapes_model_cache.jsonl"
-HOLDOUT_CACHE = FITS / "shapes_model_holdout.jsonl"
+HOLDOUT_CACHE = RUNS_DIR / "shapes_model_holdout.jsonl"  # the hold-out judgement: a run, not a fit
 FIT_PATH = FITS / "shapes_model.json"
 HOLDOUT_PREFIXES = ("SH", "SQ")
 FACT_SPLITS = ("shape_facts_written", "dev", "paraphrase_written", "calibration", "generated")
@@ -99,6 +99,7 @@ def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, A
     from assistant.shape_frames import _ONE_WORK
 
     path = HOLDOUT_CACHE if holdout else CACHE
+    path.parent.mkdir(parents=True, exist_ok=True)
     cached, rows, model, done = cached_readings(path), labelled(holdout), None, 0
     todo = []
     for r in rows:
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     else:
         result = holdout(collect(holdout=True), tuning)
-        (FITS / "shapes_model_holdout.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        (RUNS_DIR / "shapes_model_holdout.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=1))
     return 0
 

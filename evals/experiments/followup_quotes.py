@@ -1,7 +1,7 @@
 """Which sentence a follow-up on a list quotes, and the key points it loses (helper G3, session 13, #21).
 
     python -m evals.experiments.followup_quotes collect [--data-dir D] [--out F]   # per follow-up: the answer now, every listed sentence
-    python -m evals.experiments.followup_quotes fit [--features F]                 # -> evals/fits/followup_quotes.json
+    python -m evals.experiments.followup_quotes fit [--features F]                 # -> evals/experiments/fits/followup_quotes.json
 
 A follow-up's key points are the gold's phrases (``evals.metrics.key_point_coverage``: found in the
 answer's text), so an answer that cites the right abstract but quotes another of its sentences loses
@@ -37,7 +37,7 @@ from evals.data import (
 from evals.data import FOLLOWUPS_WRITTEN_PATH as FOLLOWUPS_PATH
 from evals.metrics import key_point_coverage
 
-FIT_PATH = EVALS_DIR / "fits" / "followup_quotes.json"
+FIT_PATH = EVALS_DIR / "experiments" / "fits" / "followup_quotes.json"
 FEATURES = Path(__file__).resolve().parent / "runs" / "_cache" / "followup-quotes-features.json"  # collect's output, read by fit (inside the clone; evals/runs/ is ignored)
 WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 
