@@ -90,7 +90,7 @@ class Dataset:
         return {q.id: q for q in self.questions}
 
 
-def norm_key(text: str) -> str:
+def norm(text: str) -> str:
     return " ".join(normalize_text(text).split())
 
 
@@ -126,13 +126,13 @@ def resolve_anchors(rows: list[dict[str, Any]], docs: dict[str, Any]) -> tuple[l
 
     ``docs`` maps doc id -> StoredDoc (text, original, work_id). Returns the questions and a list of
     problems (an anchor found in no stored abstract)."""
-    texts = [(norm_key(d.text), " ".join(d.original.split()), d.work_id) for d in docs.values()]
+    texts = [(norm(d.text), " ".join(d.original.split()), d.work_id) for d in docs.values()]
     problems: list[str] = []
     out: list[Question] = []
     for r in rows:
         gold: set[str] = set()
         for anchor in r.get("gold_anchors") or []:
-            a = norm_key(anchor)
+            a = norm(anchor)
             works = {w for t, o, w in texts if a in t or a in o}
             if not works:
                 problems.append(f"{r['id']}: anchor not found in the index: {anchor[:60]!r}")

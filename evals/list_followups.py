@@ -338,9 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--features", default=None, help="a features JSON written by an earlier run (skips the answers)")
     ap.add_argument("--dry-run", action="store_true", help="print, do not write evals/fits/list_followups.json")
     args = ap.parse_args(argv)
-    from evals.lists import open_corpus
+    from evals.lists import open
 
-    assistant = open_corpus(args.data_dir)
+    assistant = open(args.data_dir)
     if args.features and Path(args.features).exists():
         feats = json.loads(Path(args.features).read_text(encoding="utf-8"))
     else:

@@ -43,16 +43,16 @@ from evals.data import (
 )
 from evals.lists_metrics import (
     agg_lists,
+    diagnosis,
     expected_shape,
     format_lists,
-    list_diagnosis,
     list_record,
     mean_sd,
     scores,
     shape_confusion,
 )
 from evals.lists_reworded import kept as kept_rewordings
-from evals.lists_rule import PARAMS, RP_KEYS, best_params, rp_held, writes_topic
+from evals.lists_rule import PARAMS, RP, best_params, rp, writes_topic
 
 __all__ = ["agg_lists", "expected_shape", "format_lists", "list_record", "scores"]  # the harness imports them from here
 
@@ -258,7 +258,7 @@ def followups(groups: list[dict[str, Any]], found: list[dict[str, Any]]) -> list
     return out
 
 
-def open_corpus(data_dir: str | None) -> Any:
+def open(data_dir: str | None) -> Any:
     from assistant import Assistant
     from assistant.settings import DEFAULT_CORPUS
 
@@ -278,7 +278,7 @@ def corpus_works(assistant: Any) -> dict[str, str]:
 
 
 def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]:
-    rows, meta = build_rows(corpus_works(open_corpus(data_dir)))
+    rows, meta = build_rows(corpus_works(open(data_dir)))
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     META_PATH.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
@@ -321,7 +321,7 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     of works always listed (default ``collection.min_listed``); ``meaning``: False fits the rule
     without ``by_meaning``; ``feedback``: False fits it without pseudo-relevance feedback. Held-out figures per fold and per question type; each type's figures
     with the constants in settings now (``settings_now``) and with ``by_meaning`` off (``old_rule``)."""
-    assistant = open_corpus(data_dir)
+    assistant = open(data_dir)
     cs = assistant.settings.collection
     m = cs.min_listed if m is None else m
     # the curated set (evals/experiments/lists_curated.py, its absent topics too) only when its type is asked for: the default fit is unchanged
@@ -338,23 +338,23 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
         train = [f for f in feats if fold_of[f["group"]] != i]
         test = [f for f in feats if fold_of[f["group"]] == i]
         p = best_params(train, m, meaning, feedback)
-        per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **rp_held([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
-                         "by_type": {ty: rp_held([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
+        per_fold.append({"fold": i, **dict(zip(PARAMS, p, strict=True)), "n": len(test), **rp([f for f in test if f["gold"]], *p[:2], m, *p[2:]),
+                         "by_type": {ty: rp([f for f in test if f["type"] == ty], *p[:2], m, *p[2:]) for ty in types}})
     p = best_params(feats, m, meaning, feedback)
     now = (cs.lexical_weight, cs.cutoff, m, cs.meaning_rank, cs.meaning_ratio, cs.meaning_floor, cs.meaning_unwritten,
            cs.meaning_feedback)
     ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     result = {"command": "python -m evals.lists fit", "types": types, "questions": len(feats), "problems": problems,
               "chosen": dict(zip(PARAMS, p, strict=True)), "folds": per_fold,
-              "held_out": {k: mean_sd([f[k] for f in per_fold]) for k in RP_KEYS},
+              "held_out": {k: mean_sd([f[k] for f in per_fold]) for k in RP},
               "held_out_by_type": {ty: {k: mean_sd([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]])
-                                        for k in (RP_KEYS if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing", "said_none"))}
+                                        for k in (RP if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing", "said_none"))}
                                    for ty in types},
-              "settings_now": {ty: rp_held([f for f in feats if f["type"] == ty], *now) for ty in types},
-              "old_rule": {ty: rp_held([f for f in feats if f["type"] == ty], *now[:3]) for ty in types},
+              "settings_now": {ty: rp([f for f in feats if f["type"] == ty], *now) for ty in types},
+              "old_rule": {ty: rp([f for f in feats if f["type"] == ty], *now[:3]) for ty in types},
               "topic_written": {ty: sum(writes_topic(f) for f in feats if f["type"] == ty) for ty in types},
               "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": mean_sd(ceiling),
-              "by_type": {ty: list_diagnosis([f for f in feats if f["type"] == ty]) for ty in types},
+              "by_type": {ty: diagnosis([f for f in feats if f["type"] == ty]) for ty in types},
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

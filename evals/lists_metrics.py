@@ -93,7 +93,7 @@ def format_lists(agg: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def list_diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
+def diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
     """Candidate recall, and the mean best dense cosine / lexical score of gold and other candidates."""
     def best(f: dict[str, Any], gold: bool, k: int) -> float:
         return max((c[k] for c in f["cands"] if (c[2] in f["gold"]) == gold), default=0.0)

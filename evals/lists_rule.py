@@ -23,7 +23,7 @@ def writes_topic(f: dict[str, Any], phrase: float = PHRASE) -> bool:
     return any(lex > phrase for lex, *_ in f["cands"])
 
 
-def pick_listed(f: dict[str, Any], w: float, t: float, m: int = 0, k: int = 0, ratio: float = 1.0, floor: float = 0.0,
+def pick(f: dict[str, Any], w: float, t: float, m: int = 0, k: int = 0, ratio: float = 1.0, floor: float = 0.0,
           unwritten: bool = True, fb: int = 0) -> list[str]:
     """The works listed (assistant.collection): for a topic some candidate writes, those at or above
     the cut-off, and of the ``m`` most relevant (``min_listed``) those whose cosine alone reaches it;
@@ -59,31 +59,31 @@ def _said_none(f: dict[str, Any], *params: Any) -> bool:
     """The answer to a question says that no abstract is about its topic: nothing listed, or a topic
     with a word no abstract writes, whose list (when ``unwritten`` lets it go by meaning) opens with
     "No abstract in the collection mentions W" (assistant.collection)."""
-    return bool(f.get("unwritten")) or not pick_listed(f, *params)
+    return bool(f.get("unwritten")) or not pick(f, *params)
 
 
 def _score(f: dict[str, Any], *params: Any) -> float:
     """F1 of the listed works; for a topic no abstract is about (no gold), 1 when the answer says so
     (``_said_none``: an honest statement above the neighbours is the right answer too)."""
-    return float(_said_none(f, *params)) if not f["gold"] else f1_score(pick_listed(f, *params), f["gold"])
+    return float(_said_none(f, *params)) if not f["gold"] else f1_score(pick(f, *params), f["gold"])
 
 
 def _mean_f1(feats: list[dict[str, Any]], *params: Any) -> float:
     return sum(_score(f, *params) for f in feats) / len(feats) if feats else 0.0
 
 
-RP_KEYS = ("recall", "precision", "baseline_recall", "baseline_precision")
+RP = ("recall", "precision", "baseline_recall", "baseline_precision")
 
 
-def rp_held(feats: list[dict[str, Any]], *params: Any) -> dict[str, float]:
+def rp(feats: list[dict[str, Any]], *params: Any) -> dict[str, float]:
     """Mean recall / precision of the picked works and of the baseline's top-k ({} for none); for
     questions without gold, the share that listed nothing (``listed_nothing``)."""
     if not feats:
         return {}
     if not any(f["gold"] for f in feats):
-        return {"listed_nothing": mean_sd([float(not pick_listed(f, *params)) for f in feats])[0],
+        return {"listed_nothing": mean_sd([float(not pick(f, *params)) for f in feats])[0],
                 "said_none": mean_sd([float(_said_none(f, *params)) for f in feats])[0]}
-    held = [scores(pick_listed(f, *params), f["gold"]) for f in feats]
+    held = [scores(pick(f, *params), f["gold"]) for f in feats]
     base = [scores(f["baseline"], f["gold"]) for f in feats]
     return {"recall": mean_sd([r for r, _ in held])[0], "precision": mean_sd(defined_values([p for _, p in held]))[0],
             "baseline_recall": mean_sd([r for r, _ in base])[0], "baseline_precision": mean_sd(defined_values([p for _, p in base]))[0]}

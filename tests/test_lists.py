@@ -161,14 +161,14 @@ def test_best_pair_and_scores() -> None:
     feats = [{"gold": {"a", "b"}, "cands": [(1.0, 0.6, "a", 0), (0.9, 0.5, "b", 1), (0.2, 0.3, "c", 2)]},
              {"gold": {"d"}, "cands": [(1.0, 0.7, "d", 0), (0.3, 0.6, "e", 1)]}]
     w, t = LR.best_pair(feats)
-    assert all(set(LR.pick_listed(f, w, t)) == f["gold"] for f in feats)
+    assert all(set(LR.pick(f, w, t)) == f["gold"] for f in feats)
     assert L.scores(["a", "c"], {"a", "b"}) == (0.5, 0.5) and L.scores([], {"a"}) == (0.0, None)
     assert LR.f1_score([], {"a"}) == 0.0 and LR.f1_score([], set()) == 1.0
 
 
 def test_a_list_citing_nothing_has_no_precision_in_the_harness_or_the_fit() -> None:
     """Precision is undefined when nothing is cited (evals/answers.py's convention): left out of the
-    mean in the harness (``agg_lists``) and in the fit's report (``rp_held``), counted as refused apart."""
+    mean in the harness (``agg_lists``) and in the fit's report (``rp``), counted as refused apart."""
     row = {"expected": "list", "recall": 0.0, "precision": None, "baseline_recall": 0.5, "baseline_precision": 0.5,
            "all_named_cited": False, "refused": True}
     recs = [{"type": "list", "shape": "list", "list": {**row, "recall": 1.0, "precision": 0.5, "refused": False}},
@@ -177,7 +177,7 @@ def test_a_list_citing_nothing_has_no_precision_in_the_harness_or_the_fit() -> N
     assert (m["recall"], m["precision"], m["refused"]) == (0.5, 0.5, 0.5)
     feats = [{"gold": {"a"}, "baseline": ["a"], "cands": [(1.0, 0.9, "a", 0), (1.0, 0.9, "b", 1)]},
              {"gold": {"c"}, "baseline": ["a"], "cands": [(0.0, 0.1, "c", 0)]}]
-    assert LR.rp_held(feats, 0.5, 0.5, 0, 0, 1.0, 0.0)["precision"] == 0.5  # the second lists nothing: no precision
+    assert LR.rp(feats, 0.5, 0.5, 0, 0, 1.0, 0.0)["precision"] == 0.5  # the second lists nothing: no precision
 
 
 def test_list_metrics_per_shape() -> None:

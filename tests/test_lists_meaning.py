@@ -40,17 +40,17 @@ def test_the_fit_chooses_the_rule_by_meaning_for_topics_no_candidate_writes() ->
     users = {"gold": {"x", "y"}, "cands": [(0.2, 0.6, "x", 0), (0.1, 0.55, "y", 1), (0.1, 0.2, "z", 2), (0.3, 0.58, "q", 9)]}
     absent = {"gold": set(), "cands": [(0.1, 0.3, "p", 0), (0.1, 0.28, "r", 1)]}
     w, t, k, ratio, floor, unwritten, fb = LR.best_params([term, users, absent])
-    assert set(LR.pick_listed(term, w, t, 0, k, ratio, floor)) == {"a"}  # a written topic keeps the term rule
-    assert set(LR.pick_listed(users, w, t, 0, k, ratio, floor)) == {"x", "y"}
-    assert LR.pick_listed(absent, w, t, 0, k, ratio, floor) == [] and LR.f1_score([], set()) == 1.0 and LR.f1_score(["p"], set()) == 0.0
+    assert set(LR.pick(term, w, t, 0, k, ratio, floor)) == {"a"}  # a written topic keeps the term rule
+    assert set(LR.pick(users, w, t, 0, k, ratio, floor)) == {"x", "y"}
+    assert LR.pick(absent, w, t, 0, k, ratio, floor) == [] and LR.f1_score([], set()) == 1.0 and LR.f1_score(["p"], set()) == 0.0
     assert LR.best_params([term, users, absent], meaning=False)[2:] == (0, 1.0, 0.0, True, 0)
     named_nowhere = {"gold": set(), "unwritten": ["dialect"], "cands": [(0.1, 0.7, "n", 0), (0.1, 0.68, "m", 1)]}
-    assert LR.pick_listed(named_nowhere, w, t, 0, k, ratio, floor, True) == ["n", "m"]  # by meaning, under a statement
-    assert LR.pick_listed(named_nowhere, w, t, 0, k, ratio, floor, False) == []  # a word no abstract writes: nothing listed
+    assert LR.pick(named_nowhere, w, t, 0, k, ratio, floor, True) == ["n", "m"]  # by meaning, under a statement
+    assert LR.pick(named_nowhere, w, t, 0, k, ratio, floor, False) == []  # a word no abstract writes: nothing listed
     assert LR._score(named_nowhere, w, t, 0, k, ratio, floor, True) == 1.0  # the statement above them says none
     worded_apart = {"gold": {"g"}, "unwritten": ["photos"], "cands": [(0.1, 0.7, "g", 0), (0.1, 0.3, "o", 1)]}
     assert LR.best_params([term, users, absent, named_nowhere, worded_apart])[5] is True  # its list finds the gold
-    assert LR.pick_listed(users, 0.6, 0.61) == []  # the rule fitted on terms alone: the users' wording reaches no cut-off
+    assert LR.pick(users, 0.6, 0.61) == []  # the rule fitted on terms alone: the users' wording reaches no cut-off
 
 
 def test_a_topic_in_a_users_own_words_lists_what_retrieval_finds_and_nothing_unrelated(corpus: Assistant) -> None:
@@ -173,7 +173,7 @@ def test_the_fits_rule_by_meaning_reads_the_feedback_ranking_when_chosen() -> No
     # chunk cosine and fused rank favour "z"; the feedback (5 documents) ranks the gold first
     f = {"gold": {"x", "y"}, "cands": [(0.1, 0.60, "z", 0), (0.1, 0.40, "x", 1), (0.1, 0.38, "y", 2)],
          "fed": {5: ([(0, 0.9, "x"), (1, 0.85, "y"), (2, 0.5, "z")], 0.9)}}
-    assert LR.pick_listed(f, 0.6, 0.61, 0, 2, 0.7, 0.5) == ["z"]  # without feedback: the fused best 2 within 0.7 x 0.60
-    assert LR.pick_listed(f, 0.6, 0.61, 0, 2, 0.7, 0.5, True, 5) == ["x", "y"]  # the feedback's best 2 within 0.7 x 0.9
-    assert LR.pick_listed(f, 0.6, 0.61, 0, 2, 0.7, 0.65, True, 5) == []  # the floor is the chunk cosine's
+    assert LR.pick(f, 0.6, 0.61, 0, 2, 0.7, 0.5) == ["z"]  # without feedback: the fused best 2 within 0.7 x 0.60
+    assert LR.pick(f, 0.6, 0.61, 0, 2, 0.7, 0.5, True, 5) == ["x", "y"]  # the feedback's best 2 within 0.7 x 0.9
+    assert LR.pick(f, 0.6, 0.61, 0, 2, 0.7, 0.65, True, 5) == []  # the floor is the chunk cosine's
     assert LR.best_params([f])[6] == 5 and LR.best_params([f], feedback=False)[6] == 0

@@ -233,9 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--features", default=str(FEATURES))
     ap.add_argument("--dry-run", action="store_true")
     args = ap.parse_args(argv)
-    from evals.lists import open_corpus
+    from evals.lists import open
 
-    assistant = open_corpus(args.data_dir)
+    assistant = open(args.data_dir)
     if args.command == "collect":
         feats = collect(assistant)
         Path(args.features).parent.mkdir(parents=True, exist_ok=True)

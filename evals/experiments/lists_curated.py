@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.data import DATASETS_DIR, load_for_tuning, norm_key
+from evals.data import DATASETS_DIR, load_for_tuning, norm
 
 PATH = DATASETS_DIR / "lists_curated_written.jsonl"
 TYPE = "list_curated"
@@ -43,7 +43,7 @@ TYPES = (TYPE, "overview", ABSENT)
 
 
 def _works_of(anchor: str, texts: list[tuple[str, str, str]]) -> set[str]:
-    a = norm_key(anchor)
+    a = norm(anchor)
     return {w for t, o, w in texts if a in t or a in o}
 
 
@@ -53,7 +53,7 @@ def check(docs: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> lis
     the works judged in, an absent topic with a gold work or whose ``absent_words`` an abstract writes,
     an unknown type, a question without a '?' or '.' at its end."""
     rows = load_for_tuning(PATH) if rows is None else rows
-    texts = [(norm_key(d.text), " ".join(d.original.split()), d.work_id) for d in docs.values()]
+    texts = [(norm(d.text), " ".join(d.original.split()), d.work_id) for d in docs.values()]
     problems: list[str] = []
     for r in rows:
         rid = r["id"]
@@ -134,9 +134,9 @@ def _best(train: list[dict[str, Any]], grid: list[tuple[Any, ...]], rule: Any) -
 
 
 def _now(f: dict[str, Any], k: int, ratio: float, floor: float, fb: int) -> list[str]:
-    from evals.lists_rule import pick_listed
+    from evals.lists_rule import pick
 
-    return pick_listed(f, 0.0, 1.0, 0, k, ratio, floor, True, fb)  # the shipped rule by meaning (weight / cut-off unused)
+    return pick(f, 0.0, 1.0, 0, k, ratio, floor, True, fb)  # the shipped rule by meaning (weight / cut-off unused)
 
 
 def _knee(f: dict[str, Any], key: str, k: int, floor: float) -> list[str]:
@@ -249,9 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("command", choices=["check", "variants"])
     ap.add_argument("--data-dir", default=None, help="index of the bundled corpus (default: the harness's cache)")
     args = ap.parse_args(argv)
-    from evals.lists import open_corpus
+    from evals.lists import open
 
-    assistant = open_corpus(args.data_dir)
+    assistant = open(args.data_dir)
     if args.command == "variants":
         feats = variant_features(assistant)
         print(json.dumps({"command": "python -m evals.experiments.lists_curated variants", "questions": len(feats),

@@ -80,9 +80,9 @@ def _groups() -> dict[str, dict[str, Any]]:
 
 def build(data_dir: str | None = None) -> dict[str, Any]:
     from assistant.evidence import terms
-    from evals.lists import open_corpus
+    from evals.lists import open
 
-    assistant = open_corpus(data_dir)
+    assistant = open(data_dir)
     engine, docs = assistant.engine, assistant.retriever.docs()
     by_work = {d.work_id: d.original for d in docs.values()}
     groups = _groups()
