@@ -287,7 +287,7 @@ def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]
 # --- the fit of the relevance cut-off -----------------------------------------------------------
 # The fit the settings cite is on the term-worded lists and the hand-written ones (list_written,
 # evals/experiments/lists_written.py); the model's rewordings (list_reworded) are measured with --types: they
-# lost the term's sense too often to calibrate anything (docs/measurements.md).
+# lost the term's sense too often to calibrate anything (docs/archive/measurements-diary.md).
 FIT_TYPES = ("list", "list_written", "list_absent")
 def list_features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
