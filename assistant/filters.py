@@ -173,7 +173,7 @@ class _Row:
 
 class FilterTable:
     """The filterable fields of every stored doc, folded once; ``allowed`` is a scan of them
-    (11-102 ms at 22k docs, under load; evals/bench_filters.py)."""
+    (11-102 ms at 22k docs, under load; evals/experiments/bench_filters.py)."""
 
     def __init__(self, rows: dict[str, _Row], chunks: dict[str, int] | None = None) -> None:
         self.rows = rows

@@ -178,7 +178,7 @@ class RetrievalSettings(BaseModel):
     count_ttl_s: float = 1.0
     chunks_per_candidate: int = 3  # chunk hits fetched per wanted abstract before max-pooling (measured: 2-5 +-0.003)
     # Filtered vector search (assistant/search/retrieval.py _vector_query; measured with
-    # `python -m evals.bench_filters --chunks 100000`, docs/measurements.md): a filter admitting at
+    # `python -m evals.experiments.bench_filters --chunks 100000`, docs/measurements.md): a filter admitting at
     # least filter_scan_share of the abstracts reads the unfiltered ranking filter_scan_depth times
     # deeper than its share needs (reading it deeper for a 3% share cost 10x an unfiltered search);
     # a narrower one ranks its items exactly from their vectors, read by id once and kept, when they

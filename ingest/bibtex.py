@@ -179,7 +179,7 @@ class LatexDecoding(LatexDecodingMiddleware):
     """bibtexparser's LaTeX decoding (pylatexenc), applied only where there is markup.
 
     pylatexenc reads a whole value character by character: measured 13 ms per field on a loaded
-    machine, 25 entries/s on 1,500-character abstracts (evals/bench_formats.py), most of a
+    machine, 25 entries/s on 1,500-character abstracts (evals/experiments/bench_formats.py), most of a
     library's ingest. Values without \\ { } ~ $ are returned as they are; a long value (an
     abstract) is decoded word by word (words cut at the whitespace outside braces, so
     ``\\emph{two words}`` stays whole), and only its words with markup go through pylatexenc.

@@ -25,9 +25,9 @@ from assistant.store.chroma import Store, StoredDoc, doc_metadata
 from ingest.chunking import chunk_text
 
 # Whole-abstract vectors derived from the chunk vectors (normalised mean) instead of embedding
-# every abstract a second time. Measured by the retrieval CV (python -m evals.retrieval_variants
-# --data-dir D --scifact-dir S --variants "naive baseline,fitted,whole exact,derived,shipped,
-# shipped derived"; dev + generated + SciFact-2101 train, 5 folds, held-out mean +- sd, load ~5-12):
+# every abstract a second time. Measured by the retrieval CV (the retired probe retrieval_variants,
+# evals/experiments/INDEX.md; variants "naive baseline,fitted,whole exact,derived,shipped,shipped
+# derived"; dev + generated + SciFact-2101 train, 5 folds, held-out mean +- sd, load ~5-12):
 # all nDCG@10 with the shipped weights 0.835 +- 0.016 (whole) vs 0.825 +- 0.019 (derived): more
 # than one standard error (0.007) lower, dev 0.994 -> 0.976, paraphrase 0.615 -> 0.595; refitted,
 # the derived list gets weight 0 (chunk 0.5 + BM25 0.5: 0.829 +- 0.020, within one SE, but that

@@ -81,7 +81,7 @@ def shared_client(settings: Settings) -> OpenAI:
     """One ``OpenAI`` client per endpoint setting, shared by every answer of this process (the
     client is thread-safe). The engine makes a chat model per answer; a client per answer held an
     httpx pool and an SSL context each, freed only by the cyclic GC: measured with
-    ``python -m evals.memprofile`` (64 sessions, fake LLM), the app's RSS kept growing by ~6% per
+    ``python -m evals.experiments.memprofile`` (64 sessions, fake LLM), the app's RSS kept growing by ~6% per
     1,000 questions. Least recently used clients past MAX_SHARED_CLIENTS are dropped, not closed:
     an answer still streaming keeps its own."""
     key = (settings.openai_base_url, settings.openai_api_key or "not-needed", settings.openai_timeout,

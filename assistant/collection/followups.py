@@ -23,7 +23,7 @@ method", ``own_claim``) first, since an abstract opens with its field's backgrou
 and states its own in the first person, and the filter asks what the listed papers do; then the
 sentence closest in meaning to the filter as asked and its topic (their mean cosine). Before, a tie
 went to the abstract's first sentence (its background) and a match by meaning to the closest
-sentence, background or not. ``python -m evals.followup_quotes fit`` (no constant fitted; 5 folds by
+sentence, background or not. ``python -m evals.experiments.followup_quotes fit`` (no constant fitted; 5 folds by
 session): the quote holds the gold's phrase for 0.814 +- 0.117 of the 90 listed gold abstracts that
 write it vs 0.709 +- 0.199 before; answers' key points 0.855 vs 0.782 (naive 0.545).
 """

@@ -98,7 +98,7 @@ class HybridRetriever:
             # Behind the store: a Chroma server seen from a data dir without its index. Not while an
             # ingest runs (its flush brings the index in line; a killed one leaves the flag for the
             # next ingest to finish, or a replica once its heartbeat is stale): reconciling then read
-            # every abstract per 256-doc batch, 22 s for one query at 22k abstracts (evals/bench_replicas.py).
+            # every abstract per 256-doc batch, 22 s for one query at 22k abstracts (evals/experiments/bench_replicas.py).
             if not self._synced and not self.store.ingest_running():
                 self._lex.reconcile({i: d.text for i, d in self.store.all_docs().items()})
                 self._synced = True
@@ -142,7 +142,7 @@ class HybridRetriever:
         """The doc ids ``filters`` admit (None: no filter). The filterable fields of every doc are
         read once per index state (like ``docs``), then each filter is a scan of them. That first
         read is Chroma's metadata of every doc: 23 s at 22k abstracts on the loaded 2-core machine
-        (evals/bench_filters.py); Chroma cannot read chosen keys only, nor match substrings of them."""
+        (evals/experiments/bench_filters.py); Chroma cannot read chosen keys only, nor match substrings of them."""
         if not filters:
             return None
         self._current()
@@ -160,7 +160,7 @@ class HybridRetriever:
 
     def _year_ids(self, filters: Filters) -> frozenset[str] | None:
         """A year-only filter asked of Chroma (ids only: 0.05-0.55 s at 22k abstracts, where
-        building the filter table reads every doc's metadata, 23-44 s; evals/bench_filters.py).
+        building the filter table reads every doc's metadata, 23-44 s; evals/experiments/bench_filters.py).
         None when some doc stores its year as text (indexes ingested before years were ints):
         Chroma's range would skip those, so the table decides."""
         with self._lock:
@@ -235,7 +235,7 @@ class HybridRetriever:
             # A small collection is ranked exactly: Chroma's HNSW is approximate, and items not yet
             # persisted (under hnsw:sync_threshold 1000: all abstract vectors of a small corpus) join a
             # graph rebuilt by several threads at each open, so two processes on one data dir missed
-            # different items (evals/determinism.py, session 14: an overview cited 3 works, then 2).
+            # different items (evals/experiments/determinism.py, session 14: an overview cited 3 works, then 2).
             # Not through a Chroma server: it keeps one graph for all its clients, and each query there
             # still asks it (a stopped server is a StoreError, not an answer from memory: test_faults.py).
             exact_here = total <= cfg.filter_exact_max and not self.settings.chroma_host
@@ -277,7 +277,7 @@ class HybridRetriever:
     def _exact_vectors(self, collection: Any, allow: frozenset[str], chunks: bool) -> tuple[list[str], np.ndarray] | None:
         """The unit vectors of a narrow filter's items, read by id once (Chroma's ``where`` costs
         ~100-200 ms a query at 100k chunks whatever the filter admits; a product with the kept
-        vectors is exact and takes a millisecond; evals/bench_filters.py). None when too many."""
+        vectors is exact and takes a millisecond; evals/experiments/bench_filters.py). None when too many."""
         key = (collection.name, allow)
         with self._lock:
             if key in self._exact:
