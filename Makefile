@@ -47,9 +47,16 @@ eval: $(VENV)/.installed-dev
 	$(BIN)/assistant eval --dataset scifact-2101 --out-dir evals/runs/latest-5-scifact
 	$(BIN)/python -m evals.summary evals/runs/latest-*
 
-# Refit the behavioural constants by 5-fold cross-validation (writes evals/fits/*.json).
+# Refit the behavioural constants by 5-fold cross-validation: every file of evals/fits/ that
+# assistant/settings.py names (the shape and decline fits read the model caches committed beside them).
 fit: $(VENV)/.installed-dev
 	$(BIN)/python -m evals.fit all --scifact-dir evals/runs/_cache/scifact-fit
+	$(BIN)/python -m evals.lists fit
+	$(BIN)/python -m evals.list_followups fit
+	$(BIN)/python -m evals.list_followups cutoff
+	$(BIN)/python -m evals.list_followups meaning
+	$(BIN)/python -m evals.shapes_model fit
+	$(BIN)/python -m evals.declines fit
 	$(BIN)/python -m evals.fit_shapes fit
 	$(BIN)/python -m evals.fit_sentences fit --scifact-dir evals/runs/_cache/scifact-fit
 

@@ -36,7 +36,7 @@ def answer_question(assistant: Any, q: Question, query: str, history: list[dict[
 
 
 def _said(ans: Any) -> str:
-    """The answer's supported sentences (what the caveat checks read; python -m evals.focus)."""
+    """The answer's supported sentences (what the caveat checks read; python -m evals.experiments.focus)."""
     return " ".join(s.text for s in ans.sentences if s.supported)
 
 

@@ -137,6 +137,18 @@ class PoolEmbedder:
 FILE_DOCS = 50_000  # abstracts per increment file (~90 MB): under the loader's 200 MiB file limit
 
 
+class QueryEmbedder:
+    """The cached real MiniLM vector of a known query, else a pool vector (see module doc)."""
+
+    def __init__(self, work: Path, queries: list[str]) -> None:
+        got = np.load(work / "vectors.npz")
+        self.known = {q: v for q, v in zip(queries, got["queries"], strict=False)}
+        self.pool = PoolEmbedder(got["chunks"])
+
+    def __call__(self, input: list[str]) -> np.ndarray:  # noqa: A002 - chromadb's name
+        return np.stack([self.known[t] if t in self.known else self.pool([t])[0] for t in input])
+
+
 def write_increment(work: Path, texts: list[str], vocab: list[str], first: int, n_docs: int) -> list[Path]:
     paths = []
     for start in range(first, first + n_docs, FILE_DOCS):
@@ -174,8 +186,7 @@ from assistant.store import lexical
 from assistant.search.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store.chroma import Store
-from evals.bench_replicas import QueryEmbedder
-from evals.bench_scale import hybrid
+from evals.bench_scale import QueryEmbedder, hybrid
 from pathlib import Path
 s = Settings(data_dir=sys.argv[1], chroma_host="127.0.0.1", chroma_port=int(sys.argv[2]))
 qs = json.loads(open(sys.argv[4]).read())

@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(CALIBRATION_PATH))
     args = ap.parse_args(argv)
     from assistant.store.idf import Idf
-    from evals.fit import open_assistant
+    from evals.tuning import open_assistant
 
     assistant = open_assistant(args.data_dir)
     docs = assistant.retriever.docs()

@@ -19,27 +19,32 @@ from ingest.normalize import content_id, normalize_text
 
 EVALS_DIR = Path(__file__).resolve().parent
 DATASETS_DIR = EVALS_DIR / "datasets"
+RUNS_DIR = EVALS_DIR / "runs"  # one folder per evaluation run (ignored by git)
+CACHE_DIR = RUNS_DIR / "_cache"  # each dataset's corpus ingested once, under its corpus hash
 DEV_PATH = DATASETS_DIR / "dev.jsonl"
 GENERATED_PATH = DATASETS_DIR / "generated.jsonl"
 GENERATED_UNANSWERABLE_PATH = DATASETS_DIR / "generated_unanswerable.jsonl"
 CALIBRATION_PATH = DATASETS_DIR / "calibration.jsonl"  # derived from generated + dev (evals/calibration.py)
-PARAPHRASE_WRITTEN_PATH = DATASETS_DIR / "paraphrase_written.jsonl"  # by hand, far from the abstract (evals/paraphrase_written.py)
+PARAPHRASE_WRITTEN_PATH = DATASETS_DIR / "paraphrase_written.jsonl"  # by hand, far from the abstract (evals/experiments/paraphrase_written.py)
 LOCKED_PATH = DATASETS_DIR / "locked.jsonl"  # hand-written release test split: never read by tuning code
 LISTS_PATH = DATASETS_DIR / "lists.jsonl"  # list / compare / overview questions made from the corpus (evals/lists.py)
-LISTS_WRITTEN_PATH = DATASETS_DIR / "lists_written.jsonl"  # list questions in a researcher's words, by hand (evals/lists_written.py)
+LISTS_WRITTEN_PATH = DATASETS_DIR / "lists_written.jsonl"  # list questions in a researcher's words, by hand (evals/experiments/lists_written.py)
 # hand-written list and comparison questions of the release test split: never read by tuning code
 LOCKED_COLLECTION_PATH = DATASETS_DIR / "locked_collection.jsonl"
-# hand-written tuning questions about the collection: overviews, and list follow-up sessions (evals/written_sessions.py)
+# hand-written tuning questions about the collection: overviews, and list follow-up sessions
 OVERVIEW_WRITTEN_PATH = DATASETS_DIR / "overview_written.jsonl"
 FOLLOWUPS_WRITTEN_PATH = DATASETS_DIR / "lists_followups_written.jsonl"
-# hand-written follow-ups on a list worded unlike the abstracts, gold read by hand (evals/followups_meaning_written.py)
+# hand-written follow-ups on a list worded unlike the abstracts, gold read by hand
 FOLLOWUPS_MEANING_WRITTEN_PATH = DATASETS_DIR / "followups_meaning_written.jsonl"
-# hand-written single-fact questions worded with list-looking words: the shape detector's over-reads (helper A3, session 9)
+# hand-written single-fact questions worded with list-looking words: the shape detector's over-reads
 SHAPE_FACTS_WRITTEN_PATH = DATASETS_DIR / "shape_facts_written.jsonl"
 # hand-written list questions about a subject no abstract is about, partly absent ("diffusion models for surgical video")
 LISTS_ABSENT_WRITTEN_PATH = DATASETS_DIR / "lists_absent_written.jsonl"
-# hand-written list questions whose gold was judged by reading the candidates (helper E1, session 12; evals/lists_curated.py)
+# hand-written list questions whose gold was judged by reading the candidates (evals/experiments/lists_curated.py)
 LISTS_CURATED_WRITTEN_PATH = DATASETS_DIR / "lists_curated_written.jsonl"
+# hand-written questions labelled with their shape (fact / list / compare / overview); ids SH* and SQ*
+# are hold-out batches, never tuned on; the later hold-outs are shapes_written_holdout3-5.jsonl
+SHAPES_WRITTEN_PATH = DATASETS_DIR / "shapes_written.jsonl"
 
 
 class LockedSplitError(PermissionError):
@@ -144,6 +149,18 @@ def file_hash(path: Path) -> str:
             h.update(block)
     return h.hexdigest()[:16]
 
+
+def corpus_hash(kind: str, path: Path) -> tuple[str, list[Path]]:
+    """A short hash of a dataset's corpus files (the bundled corpus, or a BEIR folder's corpus.jsonl)
+    and those files: the name of its ingested copy under ``CACHE_DIR``."""
+    from assistant.settings import DEFAULT_CORPUS
+
+    if kind == "beir":
+        files = [path / "corpus.jsonl"]
+    else:
+        files = sorted(f for f in DEFAULT_CORPUS.rglob("*") if f.is_file() and f.name.lower() != "readme.md")
+    joined = "".join(f"{f.name}:{file_hash(f)};" for f in files)
+    return hashlib.sha256(joined.encode()).hexdigest()[:12], files
 
 def beir_doc_ids(folder: Path) -> dict[str, str]:
     """BEIR corpus id -> our doc id (the content id of the normalised text, as the ingest computes)."""

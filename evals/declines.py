@@ -52,13 +52,13 @@ def sample(docs: dict[str, Any], sets: dict[str, int], loo: dict[str, int]) -> l
     """(set, Question, loo) in an order that interleaves sets, types and LOO, so a partial cache is
     balanced. Round-robin over types within each set (as ``--limit`` takes them); no follow-ups."""
     from evals.data import load_for_tuning, resolve_anchors, resolve_path
-    from evals.harness import _limit
+    from evals.harness import limit_questions
 
     groups: list[list[tuple[str, Any, bool]]] = []
     for name, n in sets.items():
         _, path = resolve_path(name)
         questions, _ = resolve_anchors(load_for_tuning(path), docs)
-        plain = _limit([q for q in questions if not q.previous], n)
+        plain = limit_questions([q for q in questions if not q.previous], n)
         groups.append([(name, q, False) for q in plain])
         held = [q for q in plain if q.answerable and q.gold][: loo.get(name, 0)]
         if held:
@@ -94,7 +94,7 @@ class Recording:
             self._replies.append("".join(parts))
 
 
-def _state(ans: Any, gold: set[str], docs: dict[str, Any]) -> dict[str, Any]:
+def extractive_state(ans: Any, gold: set[str], docs: dict[str, Any]) -> dict[str, Any]:
     works = [docs[c.doc_id].work_id if c.doc_id in docs else c.doc_id for c in ans.citations]
     return {"refused": bool(ans.refused), "caveated": bool(ans.caveat) and not ans.refused,
             "caveat": ans.caveat, "caveat_kind": getattr(ans, "caveat_kind", None),
@@ -130,8 +130,8 @@ def record(assistant: Any, name: str, q: Any, loo: bool, lead_shown: int, docs: 
         "missing": list(d.missing) if d else [], "relevances": [round(r, 4) for r in turn.relevances],
         "features": {k: round(float(v), 4) for k, v in (d.features if d else {}).items()},
         "best_sentence": round(best, 4), "model_asked": bool(replies), "reply": replies[-1] if replies else None,
-        "declined": local.fallback_reason == DECLINED_REASON, "local": _state(local, q.gold, docs),
-        "extractive": _state(extractive, q.gold, docs), "local_s": round(local_s, 2),
+        "declined": local.fallback_reason == DECLINED_REASON, "local": extractive_state(local, q.gold, docs),
+        "extractive": extractive_state(extractive, q.gold, docs), "local_s": round(local_s, 2),
     }
 
 
@@ -352,7 +352,7 @@ def fit(args: argparse.Namespace) -> None:
 
 
 def collect_parser(sub: Any, help_text: str) -> argparse.ArgumentParser:
-    """The ``collect`` subcommand's model options (also evals.declines_prob's)."""
+    """The ``collect`` subcommand's model options."""
     c = sub.add_parser("collect", help=help_text)
     c.add_argument("--data-dir", required=True)
     c.add_argument("--threads", type=int, default=2)

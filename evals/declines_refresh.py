@@ -8,8 +8,8 @@ this refreshes. Each row's ``extractive`` state is replaced; ``extractive_at`` r
 (and ``+dirty`` when assistant/ had uncommitted changes); the decision's outcome / relevance is
 compared with the cached one and the changes counted (they would make the cached decline stale).
 Each row also gets ``checks``: what the checks (assistant/verify/focus.py, extractive.unstated) find on
-the statements a decline would quote (``checks``; issue #20, session 13, read by
-evals/declines_checks.py)::
+the statements a decline would quote (``checks``; issue #20, session 13; the probe that read them,
+``declines_checks``, is retired: evals/experiments/INDEX.md)::
 
     python -m evals.declines_refresh --data-dir D [--cache evals/fits/declines_cache.jsonl]
 """
@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from evals.declines import CACHE, LOO, ROOT, SETS, _state, key, sample
+from evals.declines import CACHE, LOO, ROOT, SETS, extractive_state, key, sample
 
 
 def commit() -> str:
@@ -75,7 +75,7 @@ def refresh(assistant: Any, rows: list[dict[str, Any]], at: str) -> dict[str, in
         d = assistant.engine.analyze(q.text, assistant.settings.top_k, exclude).decision
         outcome, rel = (d.outcome, round(d.relevance, 4)) if d else ("refuse", 0.0)
         moved["decision_changed"] += (outcome, rel) != (r["outcome"], r["relevance"])
-        new = _state(assistant.ask(q.text, backend="extractive", exclude=exclude), q.gold, docs)
+        new = extractive_state(assistant.ask(q.text, backend="extractive", exclude=exclude), q.gold, docs)
         hedge = ("refused", "caveated", "caveat_kind")
         moved["extractive_changed"] += any(new[h] != r["extractive"].get(h) for h in hedge)
         r["extractive"], r["extractive_at"], r["checks"] = new, at, checks(assistant, q.text, exclude)

@@ -14,8 +14,9 @@ constants (fitted on all the data), the held-out figures of each fold (chosen on
 folds) as mean +- standard deviation, and the naive baseline on the same folds. The values go
 into ``assistant/settings.py`` by hand, each with a ``Field(description=...)`` naming its fit file.
 
-This module holds the data helpers, the retrieval fit and the command; the decision's fit is in
-``evals/fit_decision.py``, the extractive answer's (and the second look's) in ``evals/fit_answer.py``.
+This module holds the retrieval fit and the command; the tuning questions are read by
+``evals/tuning.py``, the decision's fit is in ``evals/fit_decision.py``, the extractive answer's
+(and the second look's) in ``evals/fit_answer.py``.
 """
 
 from __future__ import annotations
@@ -38,56 +39,13 @@ from evals.cv import (
     group_means,
     settle,
 )
-from evals.data import (
-    CALIBRATION_PATH,
-    DEV_PATH,
-    GENERATED_PATH,
-    GENERATED_UNANSWERABLE_PATH,
-    PARAPHRASE_WRITTEN_PATH,
-    load_for_tuning,
-    resolve_anchors,
-)
+from evals.fit_answer import fit_answer
+from evals.fit_decision import fit_decision
 from evals.metrics import ndcg_at_k, recall_at_k
+from evals.tuning import log, open_assistant, tuning_questions
 
 FITS_DIR = Path(__file__).resolve().parent / "fits"
 NAIVE = {"method": "rrf", "weights": {"bm25": 1.0, "abstract": 1.0}}  # BM25 + one vector per abstract, RRF k=60
-
-
-def log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-# --- data ----------------------------------------------------------------------------------------
-def tuning_questions(assistant: Any, sets: list[str], limit: int | None = None,
-                     followups: bool = False) -> list[Any]:
-    """Questions of the tuning sets with their gold works (unanswerable: empty gold). A row whose
-    text recurs in a later set is represented there (the calibration set's far reworded questions
-    are generated ones, kept under their own group). ``followups``: also the questions asked
-    after another (``raw["_history"]``: the previous question as the conversation's user turn)."""
-    paths = {"dev": DEV_PATH, "generated": GENERATED_PATH, "generated_unanswerable": GENERATED_UNANSWERABLE_PATH,
-             "calibration": CALIBRATION_PATH, "paraphrase_written": PARAPHRASE_WRITTEN_PATH}
-    docs = assistant.retriever.docs()
-    loaded: list[tuple[str, list[dict[str, Any]]]] = []
-    for name in sets:
-        path = paths[name]
-        if not path.exists():
-            log(f"  {path.name}: not there, skipped")
-            continue
-        loaded.append((name, load_for_tuning(path)))
-    out = []
-    for j, (name, all_rows) in enumerate(loaded):
-        later = {" ".join(r["question"].split()) for _, rows in loaded[j + 1 :] for r in rows}
-        text_of = {r["id"]: r["question"] for r in all_rows}
-        rows = [r for r in all_rows if (followups or not r.get("previous"))
-                and " ".join(r["question"].split()) not in later][:limit]
-        qs, problems = resolve_anchors(rows, docs)
-        for q in qs:
-            q.raw["_set"] = name
-            prev = q.raw.get("previous_question") or text_of.get(q.previous or "", "")
-            q.raw["_history"] = [{"role": "user", "content": prev}] if q.previous and prev else []
-        out += [q for q in qs if (q.gold or q.type == "unanswerable") and (q.raw["_history"] or not q.previous)]
-        log(f"  {name}: {len(qs)} questions ({len(problems)} anchor problems, {len(all_rows) - len(rows)} left out)")
-    return out
 
 
 def write_fit(part: str, payload: dict[str, Any], out_dir: Path = FITS_DIR) -> Path:
@@ -97,15 +55,6 @@ def write_fit(part: str, payload: dict[str, Any], out_dir: Path = FITS_DIR) -> P
     path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {path}")
     return path
-
-
-def open_assistant(data_dir: str | None) -> Any:
-    from assistant import Assistant
-
-    a = Assistant(data_dir=data_dir, backend="extractive") if data_dir else Assistant(backend="extractive")
-    if not a.retriever.docs():
-        a.ingest()
-    return a
 
 
 # --- retrieval -----------------------------------------------------------------------------------
@@ -223,10 +172,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows-cache", default=None, help="decision: read/write the analysed rows here (JSON)")
     args = ap.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
-    # the parts' own modules, imported here: they import this one's data helpers
-    from evals.fit_answer import fit_answer
-    from evals.fit_decision import fit_decision
-
     assistant = open_assistant(args.data_dir)
     parts = ["retrieval", "decision", "answer"] if args.part == "all" else [args.part]
     for part in parts:

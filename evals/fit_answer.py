@@ -22,8 +22,8 @@ from typing import Any
 
 from evals.answers import baseline_answer
 from evals.cv import by_set_mean, cv, folds, settle, spread
-from evals.fit import log, tuning_questions
 from evals.metrics import key_point_coverage, ndcg_at_k, recall_at_k
+from evals.tuning import log, tuning_questions
 
 BEFORE = {"lexical_weight": 0.6, "retrieval_prior": 0.6, "top_doc_sentences": 3, "other_doc_share": 0.8,
           "context_weight": 1.0, "further_relevance": 0.1775}  # the constants before #19's composition fit

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from evals.cv import SEED, logistic, spread, thresholds
-from evals.fit import log, tuning_questions
+from evals.tuning import log, tuning_questions
 
 
 def decision_rows(assistant: Any, sets: list[str], limit: int | None = None,

@@ -32,19 +32,19 @@ from typing import Any
 
 from evals.answers import agg_answers, agg_leave_one_out, answer_question
 from evals.data import (
+    CACHE_DIR,
+    RUNS_DIR,
     Dataset,
     Question,
-    file_hash,
+    corpus_hash,
     load_beir,
     load_dev,
     resolve_anchors,
     resolve_path,
 )
-from evals.lists import agg_lists, format_lists, list_record
+from evals.lists_metrics import agg_lists, format_lists, list_record
 from evals.metrics import K_VALUES, mean, percentile, retrieval_scores
 
-RUNS_DIR = Path(__file__).resolve().parent / "runs"
-CACHE_DIR = RUNS_DIR / "_cache"
 SYSTEMS = ("bm25", "dense", "baseline", "hybrid")  # baseline: BM25 + one vector per abstract, RRF
 SEARCH_K = 10
 CURVE_K = tuple(range(1, SEARCH_K + 1))
@@ -60,19 +60,6 @@ GATES: dict[str, tuple[str, float]] = {
 
 
 # --- setup ----------------------------------------------------------------------------------------
-def _corpus_hash(kind: str, path: Path) -> tuple[str, list[Path]]:
-    from assistant.settings import DEFAULT_CORPUS
-
-    if kind == "beir":
-        files = [path / "corpus.jsonl"]
-    else:
-        files = sorted(f for f in DEFAULT_CORPUS.rglob("*") if f.is_file() and f.name.lower() != "readme.md")
-    import hashlib
-
-    joined = "".join(f"{f.name}:{file_hash(f)};" for f in files)
-    return hashlib.sha256(joined.encode()).hexdigest()[:12], files
-
-
 def _git_commit() -> str | None:
     try:  # read-only
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
@@ -82,7 +69,7 @@ def _git_commit() -> str | None:
         return None
 
 
-def _limit(questions: list[Question], limit: int | None) -> list[Question]:
+def limit_questions(questions: list[Question], limit: int | None) -> list[Question]:
     """The first ``limit`` questions, taken round-robin over question types (in file order), so a
     smoke subset still covers every type."""
     if not limit or limit >= len(questions):
@@ -106,7 +93,7 @@ def open(dataset: str, data_dir: str | Path | None, split: str | None, backend: 
 
     kind, path = resolve_path(dataset)
     name = "dev" if kind == "dev" and path.name == "dev.jsonl" else path.stem if kind == "dev" else path.name
-    chash, _ = _corpus_hash(kind, path)
+    chash, _ = corpus_hash(kind, path)
     ddir = Path(data_dir) if data_dir else CACHE_DIR / f"{name if kind == 'beir' else 'bundled'}-{chash}"
     overrides: dict[str, Any] = {"backend": backend} if backend else {}
     assistant = Assistant(data_dir=ddir, **overrides)
@@ -299,7 +286,7 @@ def run_eval(dataset: str = "dev", backend: str | None = None, data_dir: str | P
     started = time.perf_counter()
     previous = load_results(compare) if compare else None  # fail early on a bad path
     assistant, ds, info = open(dataset, data_dir, split, backend, log)
-    ds.questions = _limit(ds.questions, limit)
+    ds.questions = limit_questions(ds.questions, limit)
     chosen_backend = backend or ("extractive" if ds.kind == "dev" else None)
     log(f"{len(ds.questions)} questions ({ds.name}, split {ds.split}); systems {', '.join(SYSTEMS)}"
         + (f"; answers with {chosen_backend}" if ds.kind == "dev" else ""))

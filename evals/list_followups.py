@@ -37,7 +37,7 @@ from evals.data import (
     load_for_tuning,
     resolve_anchors,
 )
-from evals.written_sessions import FOLLOWUPS_PATH
+from evals.data import FOLLOWUPS_WRITTEN_PATH as FOLLOWUPS_PATH
 
 FIT_PATH = EVALS_DIR / "fits" / "list_followups.json"
 MEANING_FIT_PATH = EVALS_DIR / "fits" / "list_followups_meaning.json"

@@ -30,27 +30,29 @@ from pathlib import Path
 from typing import Any
 
 from evals.data import (
+    CACHE_DIR,
     DATASETS_DIR,
     EVALS_DIR,
     LISTS_ABSENT_WRITTEN_PATH,
     LISTS_CURATED_WRITTEN_PATH,
     LISTS_PATH,
     LISTS_WRITTEN_PATH,
+    corpus_hash,
     load_for_tuning,
     resolve_anchors,
 )
 from evals.lists_metrics import (
-    _summary,
     agg_lists,
     diagnosis,
     expected_shape,
     format_lists,
     list_record,
+    mean_sd,
     scores,
     shape_confusion,
 )
 from evals.lists_reworded import kept as kept_rewordings
-from evals.lists_rule import PARAMS, RP, _written, best_params, rp
+from evals.lists_rule import PARAMS, RP, best_params, rp, writes_topic
 
 __all__ = ["agg_lists", "expected_shape", "format_lists", "list_record", "scores"]  # the harness imports them from here
 
@@ -259,9 +261,8 @@ def followups(groups: list[dict[str, Any]], found: list[dict[str, Any]]) -> list
 def open(data_dir: str | None) -> Any:
     from assistant import Assistant
     from assistant.settings import DEFAULT_CORPUS
-    from evals.harness import CACHE_DIR, _corpus_hash
 
-    chash, _ = _corpus_hash("dev", DEFAULT_CORPUS)
+    chash, _ = corpus_hash("dev", DEFAULT_CORPUS)
     a = Assistant(data_dir=Path(data_dir) if data_dir else CACHE_DIR / f"bundled-{chash}", backend="extractive")
     a.ingest([DEFAULT_CORPUS])
     return a
@@ -285,10 +286,10 @@ def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]
 
 # --- the fit of the relevance cut-off -----------------------------------------------------------
 # The fit the settings cite is on the term-worded lists and the hand-written ones (list_written,
-# evals/lists_written.py); the model's rewordings (list_reworded) are measured with --types: they
-# lost the term's sense too often to calibrate anything (docs/measurements.md).
+# evals/experiments/lists_written.py); the model's rewordings (list_reworded) are measured with --types: they
+# lost the term's sense too often to calibrate anything (docs/archive/measurements-diary.md).
 FIT_TYPES = ("list", "list_written", "list_absent")
-def _features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
+def list_features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
     from assistant.collection.topics import candidates, feedback, unwritten, written
     from assistant.question.shape import detect
@@ -323,12 +324,12 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     assistant = open(data_dir)
     cs = assistant.settings.collection
     m = cs.min_listed if m is None else m
-    # the curated set (evals/lists_curated.py, its absent topics too) only when its type is asked for: the default fit is unchanged
+    # the curated set (evals/experiments/lists_curated.py, its absent topics too) only when its type is asked for: the default fit is unchanged
     paths = (LISTS_PATH, LISTS_WRITTEN_PATH, LISTS_ABSENT_WRITTEN_PATH) + ((LISTS_CURATED_WRITTEN_PATH,) if "list_curated" in types else ())
     rows = [r for path in paths for r in load_for_tuning(path)
             if r.get("shape") == "list" and not r.get("previous") and r.get("type") in types]
     questions, problems = resolve_anchors(rows, assistant.retriever.docs())
-    feats = _features(assistant, sorted(questions, key=lambda q: q.id), n)
+    feats = list_features(assistant, sorted(questions, key=lambda q: q.id), n)
     per_fold = []
     types = tuple(sorted({f["type"] for f in feats}))
     groups = sorted({f["group"] for f in feats})  # a topic's questions (term, acronym, written) stay in one fold
@@ -345,14 +346,14 @@ def fit(data_dir: str | None = None, folds: int = 5, n: int | None = None, out: 
     ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
     result = {"command": "python -m evals.lists fit", "types": types, "questions": len(feats), "problems": problems,
               "chosen": dict(zip(PARAMS, p, strict=True)), "folds": per_fold,
-              "held_out": {k: _summary([f[k] for f in per_fold]) for k in RP},
-              "held_out_by_type": {ty: {k: _summary([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]])
+              "held_out": {k: mean_sd([f[k] for f in per_fold]) for k in RP},
+              "held_out_by_type": {ty: {k: mean_sd([f["by_type"][ty][k] for f in per_fold if f["by_type"][ty]])
                                         for k in (RP if any(x["gold"] for x in feats if x["type"] == ty) else ("listed_nothing", "said_none"))}
                                    for ty in types},
               "settings_now": {ty: rp([f for f in feats if f["type"] == ty], *now) for ty in types},
               "old_rule": {ty: rp([f for f in feats if f["type"] == ty], *now[:3]) for ty in types},
-              "topic_written": {ty: sum(_written(f) for f in feats if f["type"] == ty) for ty in types},
-              "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": _summary(ceiling),
+              "topic_written": {ty: sum(writes_topic(f) for f in feats if f["type"] == ty) for ty in types},
+              "candidates": n or assistant.settings.collection.candidates, "min_listed": m, "candidate_recall": mean_sd(ceiling),
               "by_type": {ty: diagnosis([f for f in feats if f["type"] == ty]) for ty in types},
               "baseline": f"naive retriever (BM25 + abstract vectors, RRF) top-{assistant.settings.top_k} works"}
     if out is not None:

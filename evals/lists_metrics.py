@@ -10,24 +10,24 @@ LIST = "list"
 SHAPED_TYPES = (LIST, "compare", "overview")
 FOLLOW_UP = "follow-up"  # a list question asked of the previous list ("which of these…"), reported apart
 REWORDED = "list_reworded"  # a list whose topic is worded as a user would, not as the abstracts' term, reported apart
-WRITTEN = "list_written"  # a list question written by hand in a researcher's words (evals/lists_written.py), reported apart
-CURATED = "list_curated"  # by hand, its gold judged by reading the candidates (evals/lists_curated.py), reported apart
+WRITTEN = "list_written"  # a list question written by hand in a researcher's words (evals/experiments/lists_written.py), reported apart
+CURATED = "list_curated"  # by hand, its gold judged by reading the candidates (evals/experiments/lists_curated.py), reported apart
 
 
 def scores(picked: list[str], gold: set[str]) -> tuple[float, float | None]:
     """(recall, precision) of the picked works against the gold set. Precision is undefined (None)
     when nothing is picked, as the harness's citation precision is (evals/answers.py: recorded only
-    for an answer that cites something); means leave it out (``_defined``) and a refusal or an
+    for an answer that cites something); means leave it out (``defined_values``) and a refusal or an
     empty list is counted apart (``refused``, ``listed_nothing``)."""
     hit = len(set(picked) & gold)
     return (hit / len(gold) if gold else 0.0), (hit / len(set(picked)) if picked else None)
 
 
-def _defined(values: list[float | None]) -> list[float]:
+def defined_values(values: list[float | None]) -> list[float]:
     return [v for v in values if v is not None]
 
 
-def _summary(values: list[float]) -> list[float]:
+def mean_sd(values: list[float]) -> list[float]:
     import statistics
 
     return [round(statistics.fmean(values), 4), round(statistics.pstdev(values), 4)] if values else [float("nan"), 0.0]
@@ -72,10 +72,10 @@ def agg_lists(recs: list[dict[str, Any]]) -> dict[str, Any]:
         rows = [(r["list"], r["shape"]) for r in recs if r.get("list", {}).get("expected") == shape]
         if rows:
             out["by_shape"][shape] = {
-                "n": len(rows), **{k: _summary(_defined([x[k] for x, _ in rows]))[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
-                "all_named_cited": _summary([float(x["all_named_cited"]) for x, _ in rows])[0],
-                "refused": _summary([float(x.get("refused", False)) for x, _ in rows])[0],
-                "detected": _summary([float(s == (LIST if shape in (FOLLOW_UP, REWORDED, WRITTEN, CURATED) else shape)) for _, s in rows])[0]}
+                "n": len(rows), **{k: mean_sd(defined_values([x[k] for x, _ in rows]))[0] for k in ("recall", "precision", "baseline_recall", "baseline_precision")},
+                "all_named_cited": mean_sd([float(x["all_named_cited"]) for x, _ in rows])[0],
+                "refused": mean_sd([float(x.get("refused", False)) for x, _ in rows])[0],
+                "detected": mean_sd([float(s == (LIST if shape in (FOLLOW_UP, REWORDED, WRITTEN, CURATED) else shape)) for _, s in rows])[0]}
     return out
 
 
@@ -99,7 +99,7 @@ def diagnosis(feats: list[dict[str, Any]]) -> dict[str, Any]:
         return max((c[k] for c in f["cands"] if (c[2] in f["gold"]) == gold), default=0.0)
 
     ceiling = [len({c[2] for c in f["cands"]} & f["gold"]) / len(f["gold"]) for f in feats if f["gold"]]
-    return {"candidate_recall": _summary(ceiling), **{f"{'gold' if g else 'other'}_best_{name}": _summary([best(f, g, k) for f in feats])
+    return {"candidate_recall": mean_sd(ceiling), **{f"{'gold' if g else 'other'}_best_{name}": mean_sd([best(f, g, k) for f in feats])
                                                       for g in (True, False) for k, name in ((1, "dense"), (0, "lexical"))}}
 
 

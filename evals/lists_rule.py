@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.lists_metrics import _defined, _summary, scores
+from evals.lists_metrics import defined_values, mean_sd, scores
 
 PHRASE = 0.5  # assistant.settings collection.phrase_lexical: above it a candidate writes the topic
 WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
@@ -18,7 +18,7 @@ FEEDBACK = [0, 3, 5, 8]  # by meaning: pseudo-relevance feedback from the retrie
 PARAMS = ("lexical_weight", "cutoff", "meaning_rank", "meaning_ratio", "meaning_floor", "meaning_unwritten", "meaning_feedback")
 
 
-def _written(f: dict[str, Any], phrase: float = PHRASE) -> bool:
+def writes_topic(f: dict[str, Any], phrase: float = PHRASE) -> bool:
     """Some candidate writes the topic (assistant.collection.topics.written)."""
     return any(lex > phrase for lex, *_ in f["cands"])
 
@@ -35,7 +35,7 @@ def pick(f: dict[str, Any], w: float, t: float, m: int = 0, k: int = 0, ratio: f
     ``topics.unwritten``) lists nothing unless ``unwritten`` (then by meaning, under a statement)."""
     if f.get("unwritten") and not unwritten:
         return []
-    if k and not _written(f):
+    if k and not writes_topic(f):
         top = max((dense for _, dense, *_ in f["cands"]), default=0.0)
         if top < floor:
             return []
@@ -47,7 +47,7 @@ def pick(f: dict[str, Any], w: float, t: float, m: int = 0, k: int = 0, ratio: f
     return [wid for i, (r, dense, wid) in enumerate(rel) if (i < m and dense >= t) or r >= t]
 
 
-def _f1(picked: list[str], gold: set[str]) -> float:
+def f1_score(picked: list[str], gold: set[str]) -> float:
     """F1 of the listed works; for a topic no abstract is about (no gold), 1 when nothing is listed."""
     if not gold:
         return float(not picked)
@@ -65,7 +65,7 @@ def _said_none(f: dict[str, Any], *params: Any) -> bool:
 def _score(f: dict[str, Any], *params: Any) -> float:
     """F1 of the listed works; for a topic no abstract is about (no gold), 1 when the answer says so
     (``_said_none``: an honest statement above the neighbours is the right answer too)."""
-    return float(_said_none(f, *params)) if not f["gold"] else _f1(pick(f, *params), f["gold"])
+    return float(_said_none(f, *params)) if not f["gold"] else f1_score(pick(f, *params), f["gold"])
 
 
 def _mean_f1(feats: list[dict[str, Any]], *params: Any) -> float:
@@ -81,12 +81,12 @@ def rp(feats: list[dict[str, Any]], *params: Any) -> dict[str, float]:
     if not feats:
         return {}
     if not any(f["gold"] for f in feats):
-        return {"listed_nothing": _summary([float(not pick(f, *params)) for f in feats])[0],
-                "said_none": _summary([float(_said_none(f, *params)) for f in feats])[0]}
+        return {"listed_nothing": mean_sd([float(not pick(f, *params)) for f in feats])[0],
+                "said_none": mean_sd([float(_said_none(f, *params)) for f in feats])[0]}
     held = [scores(pick(f, *params), f["gold"]) for f in feats]
     base = [scores(f["baseline"], f["gold"]) for f in feats]
-    return {"recall": _summary([r for r, _ in held])[0], "precision": _summary(_defined([p for _, p in held]))[0],
-            "baseline_recall": _summary([r for r, _ in base])[0], "baseline_precision": _summary(_defined([p for _, p in base]))[0]}
+    return {"recall": mean_sd([r for r, _ in held])[0], "precision": mean_sd(defined_values([p for _, p in held]))[0],
+            "baseline_recall": mean_sd([r for r, _ in base])[0], "baseline_precision": mean_sd(defined_values([p for _, p in base]))[0]}
 
 
 def best_pair(feats: list[dict[str, Any]], m: int = 0) -> tuple[float, float]:
@@ -101,8 +101,8 @@ def best_params(feats: list[dict[str, Any]], m: int = 0, meaning: bool = True,
     mean F1 is the sum of the two parts' and each part's constants are chosen on its own questions;
     without questions, or with ``meaning`` False, the rule by meaning is off (rank 0); ``feedback``
     False: by meaning without pseudo-relevance feedback (0 feedback documents)."""
-    written = [f for f in feats if _written(f)]
-    unwritten = [f for f in feats if not _written(f)]
+    written = [f for f in feats if writes_topic(f)]
+    unwritten = [f for f in feats if not writes_topic(f)]
     w, t = best_pair(written, m) if written else (WEIGHTS[0], CUTOFFS[0])
     if not (unwritten and meaning):
         return w, t, 0, 1.0, 0.0, True, 0

@@ -63,7 +63,7 @@ SLOPE_GOAL = 1.0  # % RSS per 1,000 questions over the second half that counts a
 CHECKPOINT = 100  # RSS is read after this many questions (caches warm), then every this many
 API_KEY = "sk-reliability-not-a-secret"
 
-# The session helpers moved to evals/sessions.py; tests/test_load.py and evals/memprofile.py import
+# The session helpers moved to evals/sessions.py; tests/test_load.py and evals/experiments/memprofile.py import
 # them from here too.
 __all__ = ["CHECKPOINT", "DEV", "FLAT_GROWTH", "ROOT", "Result", "app_process", "ask_all_at_once", "ask_once",
            "ask_stream_of", "client", "connect", "cross_talk", "fake_server", "free_port", "latency", "main",

@@ -23,7 +23,7 @@ ANSWER_ROWS = (
 )
 
 
-def _f(x: Any, digits: int = 3) -> str:
+def fmt(x: Any, digits: int = 3) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if isinstance(x, float):
@@ -44,18 +44,18 @@ def summary_table(results: dict[str, Any]) -> str:
     lines.append(head)
     for mode, agg in results["retrieval"].items():
         a = agg["all"]
-        lines.append(f"{mode:8s} " + " ".join(f"{_f(a.get(c)):>9s}" for c in RETRIEVAL_COLS)
+        lines.append(f"{mode:8s} " + " ".join(f"{fmt(a.get(c)):>9s}" for c in RETRIEVAL_COLS)
                      + f" {agg['latency']['p50_ms']:8.1f} {agg['latency']['p95_ms']:8.1f}")
     qe = results.get("query_embedding", {})
     lines.append(f"one query embedding: p50 {qe.get('p50_ms', float('nan')):.1f} ms")
     ans = (results.get("answers") or {}).get("all")
     if ans:
-        lines.append(f"answers ({results.get('backend')}): " + ", ".join(f"{k} {_f(ans.get(k))}" for k, _ in ANSWER_ROWS))
+        lines.append(f"answers ({results.get('backend')}): " + ", ".join(f"{k} {fmt(ans.get(k))}" for k, _ in ANSWER_ROWS))
     for t, row in per_type_rows(results):
         lines.append(f"  {t:12s} " + ", ".join(f"{k} {v}" for k, v in row.items()))
     loo = results.get("leave_one_out")
     if loo:
-        lines.append("leave-one-out (gold left out): " + ", ".join(f"{k} {_f(v)}" for k, v in loo.items() if not isinstance(v, dict)))
+        lines.append("leave-one-out (gold left out): " + ", ".join(f"{k} {fmt(v)}" for k, v in loo.items() if not isinstance(v, dict)))
     lines += [f"{label}: {text}" for label, text in kind_rows(results)]
     lines.append(f"run folder: {results.get('run_dir')}")
     return "\n".join(lines)
@@ -63,7 +63,7 @@ def summary_table(results: dict[str, Any]) -> str:
 
 def kinds(shares: dict[str, float] | None) -> str:
     """ "weak_match 0.035, asked_item 0.005": each caveat kind's share (``evals.answers.by_kind``)."""
-    return ", ".join(f"{k} {_f(v)}" for k, v in sorted((shares or {}).items(), key=lambda kv: -kv[1])) or "none"
+    return ", ".join(f"{k} {fmt(v)}" for k, v in sorted((shares or {}).items(), key=lambda kv: -kv[1])) or "none"
 
 
 def kind_rows(results: dict[str, Any]) -> list[tuple[str, str]]:
@@ -74,7 +74,7 @@ def kind_rows(results: dict[str, Any]) -> list[tuple[str, str]]:
     if "hedged_by_kind" in (ans.get("all") or {}):
         a = ans["all"]
         out.append(("answerable hedged by kind", kinds(a["hedged_by_kind"])
-                    + f" (source [1] right {_f(a.get('hedged_first_right'))}, wrong {_f(a.get('hedged_first_wrong'))})"))
+                    + f" (source [1] right {fmt(a.get('hedged_first_right'))}, wrong {fmt(a.get('hedged_first_wrong'))})"))
         out += [(f"  {t} hedged by kind", kinds(a.get("hedged_by_kind"))) for t, a in ans.get("by_type", {}).items()
                 if t != "unanswerable" and a.get("hedged_by_kind")]
         if ans["all"].get("unanswerable_by_kind") is not None and (ans.get("by_type") or {}).get("unanswerable"):
@@ -100,7 +100,7 @@ def per_type_rows(results: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
             continue
         row = {"n": str(a.get("n"))}
         for key, base, label in PER_TYPE:
-            row[label] = _f(a.get(key)) + (f" ({_f(a.get(base))})" if base else "")
+            row[label] = fmt(a.get(key)) + (f" ({fmt(a.get(base))})" if base else "")
         out.append((t, row))
     return out
 
@@ -115,8 +115,8 @@ def write_report(results: dict[str, Any]) -> str:
     rows = []
     for mode, agg in r["retrieval"].items():
         a = agg["all"]
-        rows.append([mode] + [_f(a.get(c)) for c in RETRIEVAL_COLS] + [f"{agg['latency']['p50_ms']:.1f}", f"{agg['latency']['p95_ms']:.1f}",
-                                                                      _f(agg["latency"]["p50_over_embedding"], 2)])
+        rows.append([mode] + [fmt(a.get(c)) for c in RETRIEVAL_COLS] + [f"{agg['latency']['p50_ms']:.1f}", f"{agg['latency']['p95_ms']:.1f}",
+                                                                      fmt(agg["latency"]["p50_over_embedding"], 2)])
     lines += _table(["system", *RETRIEVAL_COLS, "p50 ms", "p95 ms", "p50 / query embedding"], rows)
     qe = r.get("query_embedding", {})
     lines += ["", f"One query embedding: p50 {qe.get('p50_ms', float('nan')):.1f} ms, p95 {qe.get('p95_ms', float('nan')):.1f} ms.", ""]
@@ -128,7 +128,7 @@ def write_report(results: dict[str, Any]) -> str:
             n = next(iter(r["retrieval"].values()))["by_type"][t]["n"]
             if not n:
                 continue
-            rows.append([t, str(n)] + [f"{_f(r['retrieval'][m]['by_type'][t]['recall@5'])} / {_f(r['retrieval'][m]['by_type'][t]['ndcg@10'])}"
+            rows.append([t, str(n)] + [f"{fmt(r['retrieval'][m]['by_type'][t]['recall@5'])} / {fmt(r['retrieval'][m]['by_type'][t]['ndcg@10'])}"
                                        for m in r["retrieval"]])
         lines += _table(["type", "n", *r["retrieval"]], rows) + [""]
     ans = r.get("answers")
@@ -136,7 +136,7 @@ def write_report(results: dict[str, Any]) -> str:
         a = ans["all"]
         lines += [f"## Answers ({r.get('backend')})", ""]
         lines += _table(["metric", "all", *[t for t in ans["by_type"]]],
-                        [[label, _f(a.get(key)), *[_f(ans["by_type"][t].get(key)) for t in ans["by_type"]]] for key, label in ANSWER_ROWS])
+                        [[label, fmt(a.get(key)), *[fmt(ans["by_type"][t].get(key)) for t in ans["by_type"]]] for key, label in ANSWER_ROWS])
         typed = per_type_rows(r)
         if typed:
             lines += ["", "### Answerable questions per type, beside the naive baseline (in brackets)", ""]
@@ -145,7 +145,7 @@ def write_report(results: dict[str, Any]) -> str:
             lines += ["", "### Caveats by kind (`Answer.caveat_kind`: which caveat hedges, which catches)", ""]
             lines += _table(["outcome", "share of the questions, by kind"], [[k.strip(), v] for k, v in kr])
         lines += ["", "Latency per stage (s):", ""]
-        lines += _table(["stage", "p50", "p95"], [[s, _f(v["p50"]), _f(v["p95"])] for s, v in a["latency"].items()])
+        lines += _table(["stage", "p50", "p95"], [[s, fmt(v["p50"]), fmt(v["p95"])] for s, v in a["latency"].items()])
         tok = a["tokens"]["total"]
         lines += ["", "Tokens: " + (", ".join(f"{k} {int(v)}" for k, v in tok.items()) if tok else "none (no LLM call)"), ""]
     cmp = r.get("compare")

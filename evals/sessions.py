@@ -1,5 +1,5 @@
 """gradio_client sessions against the app's ``/ask`` API, shared by evals/reliability.py,
-evals/memprofile.py and tests/test_load.py: the questions they ask (the standalone dev-set
+evals/experiments/memprofile.py and tests/test_load.py: the questions they ask (the standalone dev-set
 questions), opening sessions, asking all at once or as a stream, comparing each result with a
 direct answer (cross-talk), latency percentiles and a process's RSS."""
 

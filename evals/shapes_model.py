@@ -12,7 +12,7 @@ without the model). Questions are interleaved across splits, so a partial collec
 
 Tuning questions: every shapes_written question but the hold-out batches SH* and SQ*; the overviews of
 overview_written; the list, overview and compare questions of the list splits (lists, lists_written,
-lists_absent_written); the facts of every split ``evals.shapes_evidence`` counts misreads on
+lists_absent_written); the facts of every split in ``FACT_SPLITS``
 (shape_facts_written, dev, paraphrase_written, calibration, generated). Follow-ups (a ``previous``
 turn) are left out: the model never sees them (their shape is the frames').
 """
@@ -27,15 +27,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.data import load_for_tuning, resolve_path
-from evals.shapes_evidence import FACT_SPLITS, FACT_TYPES
-from evals.shapes_written import PATH as SHAPES_PATH
+from evals.data import RUNS_DIR, load_for_tuning, resolve_path
+from evals.data import SHAPES_WRITTEN_PATH as SHAPES_PATH
 
 FITS = Path(__file__).parent / "fits"
 CACHE = FITS / "shapes_model_cache.jsonl"
-HOLDOUT_CACHE = FITS / "shapes_model_holdout.jsonl"
+HOLDOUT_CACHE = RUNS_DIR / "shapes_model_holdout.jsonl"  # the hold-out judgement: a run, not a fit
 FIT_PATH = FITS / "shapes_model.json"
 HOLDOUT_PREFIXES = ("SH", "SQ")
+FACT_SPLITS = ("shape_facts_written", "dev", "paraphrase_written", "calibration", "generated")
+FACT_TYPES = {"lookup", "paraphrase", "numeric", "unanswerable", "short", "fact_written"}
 LIST_SPLITS = ("lists", "lists_written", "lists_absent_written")
 _LIST_TYPES = {"list": "list", "list_reworded": "list", "list_written": "list", "list_absent": "list",
                "overview": "overview", "compare": "compare"}
@@ -86,7 +87,7 @@ def model_reading(model: Any, question: str) -> dict[str, Any]:
     return {"reply": parse(reply), "p": probabilities(top), "seconds": round(seconds, 3)}
 
 
-def _cached(path: Path) -> dict[str, dict[str, Any]]:
+def cached_readings(path: Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     return {(r := json.loads(x))["question"]: r for x in path.read_text().splitlines() if x.strip()}
@@ -99,7 +100,8 @@ def collect(holdout: bool = False, limit: int | None = None) -> list[dict[str, A
     from assistant.question.shape_frames import ONE_WORK
 
     path = HOLDOUT_CACHE if holdout else CACHE
-    cached, rows, model, done = _cached(path), labelled(holdout), None, 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cached, rows, model, done = cached_readings(path), labelled(holdout), None, 0
     todo = []
     for r in rows:
         if r["question"] not in cached:
@@ -140,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         FIT_PATH.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     else:
         result = holdout(collect(holdout=True), tuning)
-        (FITS / "shapes_model_holdout.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        (RUNS_DIR / "shapes_model_holdout.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=1))
     return 0
 

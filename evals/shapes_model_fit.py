@@ -11,7 +11,7 @@ is what the model has to catch (the hold-out batches, ``holdout``, judge it once
 Rules: ``label`` (the model's greedy one-word reply says overview), ``bar`` (its probability of
 "overview", renormalised over the four words, at least a bar fitted by 5-fold CV: the lowest bar whose
 training facts misread stay at most ``MAX_FALSE``; ``bar_zero``: none of the training facts misread).
-Folds stratified by shape (``evals.shapes_evidence_fit._folds``).
+Folds stratified by shape, seeded.
 """
 from __future__ import annotations
 
@@ -20,11 +20,20 @@ from typing import Any
 
 import numpy as np
 
-from evals.shapes_evidence_fit import _folds
-
 MAX_FALSE = 0.01
 BARS = tuple(round(b, 2) for b in np.arange(0.05, 0.991, 0.01))
 
+
+
+def _folds(y: np.ndarray, k: int = 5, seed: int = 0) -> list[np.ndarray]:
+    """k folds stratified by label, seeded."""
+    rng = np.random.default_rng(seed)
+    fold = np.zeros(len(y), dtype=int)
+    for label in (True, False):
+        idx = np.flatnonzero(y == label)
+        rng.shuffle(idx)
+        fold[idx] = np.arange(len(idx)) % k
+    return [np.flatnonzero(fold == i) for i in range(k)]
 
 def _usable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Unnamed, unanchored facts the frames read as facts, and unnamed, unanchored overviews."""

@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from evals.report import _f
+from evals.report import fmt
 
 
 def _get(d: dict[str, Any], *path: str) -> Any:
@@ -83,7 +83,7 @@ def table(runs: list[Path]) -> str:
     keys = [k for k in every if any(_present(r.get(k)) for _, r in loaded)]
     lines = ["| figure | " + " | ".join(name for name, _ in loaded) + " |", "|---" * (len(loaded) + 1) + "|"]
     for k in keys:
-        lines.append(f"| {k} | " + " | ".join(_f(r.get(k)) if r.get(k) is not None else "–" for _, r in loaded) + " |")
+        lines.append(f"| {k} | " + " | ".join(fmt(r.get(k)) if r.get(k) is not None else "–" for _, r in loaded) + " |")
     return "\n".join(lines)
 
 

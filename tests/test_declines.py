@@ -158,7 +158,7 @@ def test_a_declines_caveat_names_the_item_the_sources_leave_unstated(corpus_dir:
     assert plain.caveat_kind == CAVEAT_MODEL_DECLINED and (plain.caveat or "").startswith("The model found no direct answer")
 
 
-# --- the decline against the checks (session 13, evals/declines_checks.py; not shipped) -----------
+# --- the decline cache's refresh: the checks on the statements a decline would quote ---------------
 def test_the_checks_on_a_declines_quotes_name_what_is_missing(corpus: Assistant) -> None:
     from evals.declines_refresh import checks
 
@@ -168,27 +168,6 @@ def test_the_checks_on_a_declines_quotes_name_what_is_missing(corpus: Assistant)
     assert word["unstated"] == ["images"] and '"images"' in word["caveat"]  # the decline's caveat names it
     item = checks(corpus, "Which license is Ring Attention released under?", None)
     assert item["item_unstated"] and item["item"] == "license"
-
-
-def _row(unstated: list[str], relevance: float, declined: bool = True, item: bool = False) -> dict[str, Any]:
-    hedge = {"refused": False, "caveated": True, "first_cited_gold": True}
-    plain = {"refused": False, "caveated": False, "first_cited_gold": True}
-    return {"declined": declined, "relevance": relevance, "outcome": "answer", "local": hedge, "extractive": plain,
-            "checks": {"quoted": True, "missing": [], "item_unstated": item, "figure_unstated": False, "unstated": unstated}}
-
-
-def test_a_decline_is_overruled_only_where_the_checks_find_nothing_missing() -> None:
-    from evals.declines_checks import applied, corroborated, rule
-
-    clean, word, item = _row([], 0.8), _row(["images"], 0.8), _row([], 0.8, item=True)
-    assert not corroborated(clean) and corroborated(word) and corroborated(item)
-    assert not corroborated(word, most=1) and corroborated(item, most=2)  # an unstated item is never allowed
-    over = rule(0, 0.5)
-    assert over(clean) and not over(word) and not over(item)
-    assert not over(_row([], 0.4)) and not over(_row([], 0.8, declined=False))  # below the bar; no decline
-    assert not rule(None, None)(clean)  # today: every decline heard
-    shown = applied([clean, word], over)
-    assert shown[0]["local"] is clean["extractive"] and shown[1]["local"] is word["local"]
 
 
 def test_the_refresh_refuses_an_empty_index_and_keeps_the_cache(tmp_path: Path) -> None:

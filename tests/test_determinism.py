@@ -3,7 +3,7 @@
 Chroma keeps vectors not yet persisted (under its hnsw:sync_threshold: every abstract vector of a
 small corpus) in an HNSW graph rebuilt by several threads each time the store is opened, so each
 process's approximate search missed other abstracts at depth, and an overview cited 3 works in one
-run and 2 in another (``python -m evals.determinism seeds``). A small collection is now ranked
+run and 2 in another (``python -m evals.experiments.determinism seeds``). A small collection is now ranked
 exactly (``HybridRetriever._vector_query``); these tests fail on the approximate search.
 """
 

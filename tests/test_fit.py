@@ -26,7 +26,8 @@ def test_tuning_code_cannot_read_the_locked_split(tmp_path: Path) -> None:
 
 
 def test_the_fit_script_never_names_the_locked_file() -> None:
-    scripts = sorted((Path(__file__).resolve().parent.parent / "evals").glob("fit*.py"))
+    evals_dir = Path(__file__).resolve().parent.parent / "evals"
+    scripts = sorted([*evals_dir.glob("fit*.py"), evals_dir / "tuning.py"])
     assert {p.name for p in scripts} >= {"fit.py", "fit_decision.py", "fit_answer.py"}
     for path in scripts:
         source = path.read_text(encoding="utf-8")
@@ -138,3 +139,21 @@ def test_calibration_derivations_are_mechanical_and_keep_their_source() -> None:
                                           "calibration.jsonl").read_text(encoding="utf-8").splitlines()]
     assert rows and all(r["derived_from"] and r["split"] == "calibration" for r in rows)
     assert {r["type"] for r in rows} == {"paraphrase", "short", "followup"}
+
+
+def test_every_fit_file_is_rebuilt_by_make_fit() -> None:
+    """evals/fits/ holds only what settings read, and `make fit` rewrites each of its fit files."""
+    root = Path(__file__).resolve().parent.parent
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\nfit:", 1)[1].split("\n\n", 1)[0]
+    writers = {"retrieval.json": "evals.fit all", "decision.json": "evals.fit all", "answer.json": "evals.fit all",
+               "lists.json": "evals.lists fit", "list_followups.json": "evals.list_followups fit",
+               "list_followups_answer.json": "evals.list_followups cutoff",
+               "list_followups_meaning.json": "evals.list_followups meaning",
+               "shapes_model.json": "evals.shapes_model fit", "declines.json": "evals.declines fit"}
+    caches = {"shapes_model_cache.jsonl", "declines_cache.jsonl"}  # the local model's readings the fits read
+    assert {p.name for p in (root / "evals" / "fits").iterdir()} == set(writers) | caches
+    for name, command in writers.items():
+        assert f"-m {command}" in recipe, name
+    settings = (root / "assistant" / "settings.py").read_text(encoding="utf-8")
+    assert all(f"evals/fits/{name}" in settings for name in writers)

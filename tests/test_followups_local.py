@@ -79,18 +79,3 @@ def test_a_list_by_meaning_gets_no_synthesis_and_a_plain_list_still_does(corpus:
     assert plain.shape == "list" and not plain.caveat and len(mock_model.prompts) == 1
 
 
-def test_the_follow_up_sessions_are_tuning_rows_each_right_after_its_previous(tmp_path: Any) -> None:
-    import json
-
-    from evals import followups_local as F
-
-    counts = F.build(tmp_path)
-    assert counts["fl"] == 30 and counts["calf"] == F.CALIBRATION_DRAWN and set(counts) == {"fl", "wf", "mf", "devf", "pwf", "calf"}
-    for name in counts:
-        rows = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
-        assert all("locked" not in str(r.get("split", "")) for r in rows)
-        for i, r in enumerate(rows):
-            if name == "calf":
-                assert r["type"] == "followup" and r["previous_question"]  # the harness answers it first, unscored
-            elif r.get("previous"):
-                assert r["previous"] in {x["id"] for x in rows[:i]}  # asked before it

@@ -163,7 +163,7 @@ def test_best_pair_and_scores() -> None:
     w, t = LR.best_pair(feats)
     assert all(set(LR.pick(f, w, t)) == f["gold"] for f in feats)
     assert L.scores(["a", "c"], {"a", "b"}) == (0.5, 0.5) and L.scores([], {"a"}) == (0.0, None)
-    assert LR._f1([], {"a"}) == 0.0 and LR._f1([], set()) == 1.0
+    assert LR.f1_score([], {"a"}) == 0.0 and LR.f1_score([], set()) == 1.0
 
 
 def test_a_list_citing_nothing_has_no_precision_in_the_harness_or_the_fit() -> None:

@@ -20,7 +20,7 @@ from assistant.question.shape_model import (
     probabilities,
 )
 from assistant.settings import Settings
-from evals.shapes_model import CACHE, FIT_PATH, _cached
+from evals.shapes_model import CACHE, FIT_PATH, cached_readings
 from evals.shapes_model_fit import fit
 
 # written for these tests (no evaluation question): an overview request in wording the frames read as a fact
@@ -88,7 +88,7 @@ def test_a_fact_reply_keeps_the_fact_and_other_backends_never_ask(corpus: Assist
 def test_the_setting_is_the_committed_fit_and_the_fit_reruns_from_the_cache() -> None:
     saved = json.loads(FIT_PATH.read_text())
     assert Settings().collection.shape_model_bar == saved["bar_zero"]["bar_all"]
-    rows = list(_cached(CACHE).values())
+    rows = list(cached_readings(CACHE).values())
     again = fit(rows)
     assert again["bar_zero"]["bar_all"] == saved["bar_zero"]["bar_all"] and again["n"] == saved["n"]
     assert all(v["rate_overview"] <= 0.01 for k, v in again["bar_zero"]["held_out_by_group"].items() if k.endswith(" fact"))

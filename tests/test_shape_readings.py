@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.question.shape import FACT, LIST, OVERVIEW, detect
+from assistant.question.shape import COMPARE, FACT, LIST, OVERVIEW, detect
 
 
 @pytest.mark.parametrize(("question", "topic", "predicate"), [
@@ -129,12 +129,16 @@ def test_an_anaphor_with_no_list_before_is_no_follow_up(question: str) -> None:
     assert not detect(question).follow_up
 
 
-def test_the_fourth_holdouts_file_is_what_its_builder_writes() -> None:
+def test_the_fourth_holdouts_file_is_well_formed() -> None:
     import json
 
-    from evals.shapes_written_holdout4 import PATH, rows
+    from evals.data import DATASETS_DIR
 
-    assert [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()] == rows()
+    path = DATASETS_DIR / "shapes_written_holdout4.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    ids = [r["id"] for r in rows]
+    assert rows and len(set(ids)) == len(ids) and all(r["shape"] in (FACT, LIST, COMPARE, OVERVIEW) for r in rows)
+    assert all(r["previous"] in ids[: ids.index(r["id"])] for r in rows if r["previous"])
 
 
 # --- session 17, helper F2 (#21): the listed set as an object, more of a kind, a superlative over the list ---
@@ -197,9 +201,13 @@ def test_a_superlative_over_the_listed_set_is_one_fact_from_the_listed_works(que
     assert not detect(question).over_listed  # no list before: no listed works to read
 
 
-def test_the_fifth_holdouts_file_is_what_its_builder_writes() -> None:
+def test_the_fifth_holdouts_file_is_well_formed() -> None:
     import json
 
-    from evals.shapes_written_holdout5 import PATH, rows
+    from evals.data import DATASETS_DIR
 
-    assert [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()] == rows()
+    path = DATASETS_DIR / "shapes_written_holdout5.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    ids = [r["id"] for r in rows]
+    assert rows and len(set(ids)) == len(ids) and all(r["shape"] in (FACT, LIST, COMPARE, OVERVIEW) for r in rows)
+    assert all(r["previous"] in ids[: ids.index(r["id"])] for r in rows if r["previous"])

@@ -1,13 +1,17 @@
 """The shape frames widened in session 12 (#21; assistant/question/shape.py, assistant/question/shape_frames.py) and the
-hand-written shape set (evals/shapes_written.py). Phrasings made up for these tests, none from the set."""
+hand-written shape set (evals/datasets/shapes_written.jsonl). Phrasings made up for these tests, none from the set."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assistant.question.shape import COMPARE, FACT, LIST, OVERVIEW, detect
+from evals.data import DATASETS_DIR, SHAPES_WRITTEN_PATH, load_for_tuning, resolve_path
 
 
 @pytest.mark.parametrize(("question", "topic"), [
@@ -123,33 +127,43 @@ def test_fact_look_alikes_stay_facts(question: str) -> None:
     assert detect(question).kind == FACT
 
 
-def test_the_written_set_is_built_and_valid() -> None:
-    from evals.shapes_written import PATH, problems, rows
+# every tuning split a written shape question may not repeat (never the locked ones)
+OTHER_SPLITS = ("dev", "generated", "generated_unanswerable", "calibration", "paraphrase_written", "lists", "lists_written",
+                "overview_written", "lists_followups_written", "shape_facts_written", "lists_absent_written")
 
-    built = rows()
-    assert not problems(built)
-    on_disk = [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert on_disk == built  # the committed file is what the builder writes
-    assert {r["shape"] for r in built} == {FACT, LIST, COMPARE, OVERVIEW}
+
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def problems(rows: list[dict[str, Any]]) -> list[str]:
+    """A row with an unknown shape, a repeated question or id, or a question another tuning split already has."""
+    found = [f"{r['id']}: unknown shape {r['shape']!r}" for r in rows if r["shape"] not in (FACT, LIST, COMPARE, OVERVIEW)]
+    found += [f"repeated: {q!r}" for q, n in Counter(r["question"].lower() for r in rows).items() if n > 1]
+    found += [f"repeated id: {i}" for i, n in Counter(r["id"] for r in rows).items() if n > 1]
+    others = {r["question"].lower() for name in OTHER_SPLITS for r in load_for_tuning(resolve_path(name)[1])}
+    return found + [f"{r['id']}: also in another tuning split: {r['question']!r}" for r in rows if r["question"].lower() in others]
+
+
+def test_the_written_set_is_valid() -> None:
+    rows = rows_of(SHAPES_WRITTEN_PATH)
+    assert not problems(rows)
+    assert {r["shape"] for r in rows} == {FACT, LIST, COMPARE, OVERVIEW}
+    assert all(r["split"] == "shapes_written" and r["made"] for r in rows)
 
 
 def test_no_single_fact_of_the_written_sets_becomes_a_list_or_overview() -> None:
     from evals.lists_metrics import shape_confusion
-    from evals.shapes_written import PATH
 
-    confusion = shape_confusion(("shape_facts_written", str(PATH)))
+    confusion = shape_confusion(("shape_facts_written", str(SHAPES_WRITTEN_PATH)))
     facts = [kinds for types in confusion.values() for t, kinds in types.items() if t.startswith("fact")]
     assert facts and not [k for k in facts if k.get(LIST) or k.get(OVERVIEW)]
 
 
-def test_the_third_hold_out_is_built_and_valid() -> None:
-    """Its file is what its builder writes, and each follow-up points at the list question before it
-    (what it detects is measured once, never asserted: a hold-out)."""
-    from evals.shapes_written import problems
-    from evals.shapes_written_holdout3 import PATH, rows
-
-    built = rows()
+def test_the_third_hold_out_is_valid() -> None:
+    """Each follow-up points at the list question before it (what it detects is measured once, never
+    asserted: a hold-out)."""
+    built = rows_of(DATASETS_DIR / "shapes_written_holdout3.jsonl")
     assert not problems(built)
-    assert [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines() if line.strip()] == built
     by_id = {r["id"]: r for r in built}
     assert all(by_id[r["previous"]]["shape"] == LIST for r in built if r["previous"])
