@@ -28,7 +28,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.data import (
     EVALS_DIR,
@@ -38,6 +38,9 @@ from evals.data import (
     resolve_anchors,
 )
 from evals.data import FOLLOWUPS_WRITTEN_PATH as FOLLOWUPS_PATH
+
+if TYPE_CHECKING:
+    from assistant.engine import AnswerEngine
 
 FIT_PATH = EVALS_DIR / "fits" / "list_followups.json"
 MEANING_FIT_PATH = EVALS_DIR / "fits" / "list_followups_meaning.json"
@@ -84,10 +87,10 @@ def features(assistant: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _quotes(engine: Any, shape: Any, docs: list[Any]) -> list[tuple[str, str]]:
+def _quotes(engine: AnswerEngine, shape: Any, docs: list[Any]) -> list[tuple[str, str]]:
     """Per listed abstract, the sentence the answer quotes on the word path (``followups.quote_stating``,
     as ``collection._follow_up`` calls it) and on the by-meaning path (``followups.closest_in_meaning``)."""
-    from assistant.collection.followups import _stating, filter_vectors, quote_stating
+    from assistant.collection.followups import filter_vectors, quote_stating, stating_index
     from assistant.collection.topics import rescored
 
     found = rescored(engine.parts, shape.topic, docs)
@@ -97,7 +100,7 @@ def _quotes(engine: Any, shape: Any, docs: list[Any]) -> list[tuple[str, str]]:
     quote_stating(engine.parts, shape, found, q_vecs := filter_vectors(engine.parts, shape))
     out = []
     for c, (spans, vecs) in zip(found, engine.cache.get([c.doc.original for c in found]), strict=True):
-        a, b = spans[_stating(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1))] if len(vecs) else c.sentence
+        a, b = spans[stating_index(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1))] if len(vecs) else c.sentence
         out.append((" ".join(c.quote.split()), " ".join(c.doc.original[a:b].split())))
     return out
 

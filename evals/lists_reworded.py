@@ -25,9 +25,12 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.data import DATASETS_DIR
+
+if TYPE_CHECKING:
+    from assistant.backends.local import Engine as LocalEngine
 
 OUT_PATH = DATASETS_DIR / "lists_reworded.jsonl"
 META_PATH = DATASETS_DIR / "lists.meta.json"
@@ -81,7 +84,7 @@ def _sections() -> dict[str, str]:
     return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 
 
-def _ask(engine: Any, sections: dict[str, str], group: dict[str, Any], attempt: int) -> str:
+def _ask(engine: LocalEngine, sections: dict[str, str], group: dict[str, Any], attempt: int) -> str:
     user = sections["user"].replace("{term}", group["term"]).replace("{acronym}", group["acronym"])
     request = {"messages": [{"role": "system", "content": sections["system"]}, {"role": "user", "content": user}],
                "max_tokens": MAX_TOKENS, "seed": SEED + attempt, "temperature": RETRY_TEMPERATURE if attempt else 0.0,

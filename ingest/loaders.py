@@ -14,24 +14,22 @@ import csv
 import io
 import json
 import math
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assistant.language.text import CONTROL, NO_SPACE_SCRIPT
+from assistant.language.text import CONTROL
 from ingest import papers
 from ingest.bibtex import looks_like_bibtex, read_bibtex
+from ingest.checks import MAX_CHARS, MIN_WORDS, check_text, count_words  # noqa: F401 (MIN_WORDS: public here too)
 from ingest.decode import decode, split_lines
 from ingest.jsonio import iter_json, wrapped_lists
 from ingest.metadata import Paper, clean_metadata
 from ingest.records import Problem, Record
 from ingest.ris import looks_like_ris, read_ris
+from ingest.zotero import is_zotero_db, load_zotero
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
-MIN_WORDS = 8
-MAX_CHARS = 20_000  # ~3,000 words: far beyond any abstract; longer is a paper body, not an abstract
-MIN_LETTER_SHARE = 0.5  # of non-space characters; prose is ~80 %, binary junk decoded as text ~30 %
 MAX_META_CHARS = 4_000
 MAX_CSV_RESTARTS = 100  # re-parses after unclosed quotes; each is O(rest of file)
 HEADER_LINES = {"daily papers"}
@@ -42,8 +40,6 @@ ID_KEYS = ("id", "_id", "doc_id", "paper_id", "arxiv_id", "corpus_id", "doi")
 TITLE_KEYS = ("title", "name", "paper_title")
 RESERVED_META = {"original", "label", "sources", "work_id", "n_chunks", "title", "external_id", "doc_id", "chunk"}
 
-_SPACE = re.compile(r"\s+")
-_LETTER = re.compile(r"[^\W\d_]")  # any script's letters (and its combining marks)
 
 
 def iter_files(paths: list[str | Path]) -> Iterator[Path]:
@@ -76,7 +72,6 @@ def load_file(path: Path) -> tuple[list[Record], list[Problem]]:
         size = path.stat().st_size
         if size == 0:
             return [], [Problem(name, 0, "empty file")]
-        from ingest.zotero import is_zotero_db, load_zotero  # zotero uses this module's text checks
 
         if is_zotero_db(path):
             return load_zotero(path)
@@ -133,38 +128,10 @@ def _paper_record(paper: Paper, name: str, fmt: str) -> tuple[Record | None, lis
     return Record(text=clean, path=name, line=paper.line, title=title, external_id=paper.external_id, metadata=meta), problems
 
 
-def count_words(text: str) -> int:
-    """Whitespace-separated words; in Chinese, Japanese, Korean, Thai... each character counts."""
-    n = len(NO_SPACE_SCRIPT.findall(text))
-    return n + len((NO_SPACE_SCRIPT.sub(" ", text) if n else text).split())
 
 
-def check_text(text: str, name: str, line: int) -> tuple[str | None, list[Problem]]:
-    """The abstract cleaned of control characters, or None with the reason it is rejected."""
-    problems: list[Problem] = []
-    controls = CONTROL.findall(text)
-    if len(controls) * 100 > len(text):  # prose has none; binary decoded as text is full of them
-        return None, [Problem(name, line, f"binary data, not text ({len(controls)} control characters)")]
-    if controls:
-        text = CONTROL.sub(" ", text)
-        shown = " ".join(sorted({f"U+{ord(c):04X}" for c in controls})[:5])
-        problems.append(Problem(name, line, f"{len(controls)} control character(s) removed ({shown})", warning=True))
-    words = count_words(text)
-    reason = None
-    if words == 0:
-        reason = "empty abstract"
-    elif words < MIN_WORDS:
-        reason = f"abstract too short ({words} word{'s' * (words != 1)}, need at least {MIN_WORDS})"
-    elif len(text) > MAX_CHARS:
-        reason = f"abstract too long ({len(text):,} chars, limit {MAX_CHARS:,}): is this a full paper?"
-    else:
-        nonspace = len(_SPACE.sub("", text))
-        letters = len(_LETTER.findall(text))
-        if letters < MIN_LETTER_SHARE * nonspace or text.count("\ufffd") * 20 > nonspace:
-            reason = f"does not look like prose (only {100 * letters // max(nonspace, 1)} % letters): binary data or a table?"
-    if reason:
-        return None, [Problem(name, line, reason)]
-    return text, problems
+
+
 
 
 def _load_paragraphs(text: str, name: str) -> tuple[list[Record], list[Problem]]:

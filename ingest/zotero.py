@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ingest import metadata as md
-from ingest.loaders import check_text
+from ingest.checks import check_text
 from ingest.metadata import Paper
 from ingest.records import Problem, Record
 

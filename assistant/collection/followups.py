@@ -74,7 +74,7 @@ def own_claim(sentence: str) -> bool:
     return bool(_OWN.search(sentence))
 
 
-def _stating(text: str, spans: list[tuple[int, int]], cos: np.ndarray, eligible: list[bool] | None = None) -> int:
+def stating_index(text: str, spans: list[tuple[int, int]], cos: np.ndarray, eligible: list[bool] | None = None) -> int:
     """The index of the sentence quoted (module doc, "The quote"): among the ``eligible`` (all by
     default), one in the first person first, then the closest by ``cos``."""
     ok = eligible or [True] * len(spans)
@@ -99,7 +99,7 @@ def quote_stating(parts: Parts, shape: Shape, found: list[Candidate], q_vecs: np
         best = [score >= c.lexical - 1e-9 for score, _ in sentence_scores(c.doc.original, q_terms, idf, alias)] if written else None
         if best is not None and len(best) != len(spans):
             continue  # the sentence split differs (it never should): keep the lexical choice
-        c.sentence = spans[_stating(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1), best)]
+        c.sentence = spans[stating_index(c.doc.original, spans, (vecs @ q_vecs.T).mean(axis=1), best)]
 
 
 def closest_in_meaning(parts: Parts, shape: Shape, ranked: list[Candidate], q_vecs: np.ndarray) -> list[Candidate]:
@@ -114,7 +114,7 @@ def closest_in_meaning(parts: Parts, shape: Shape, ranked: list[Candidate], q_ve
             best.append((0.0, c.sentence))
             continue
         sims = vecs @ q_vecs.T  # sentences x (the filter as asked, its topic)
-        i = _stating(c.doc.original, spans, sims.mean(axis=1))  # the sentence quoted (module doc, "The quote")
+        i = stating_index(c.doc.original, spans, sims.mean(axis=1))  # the sentence quoted (module doc, "The quote")
         best.append((float(sims.max(axis=0).mean()), spans[i]))  # as fitted: the mean of each one's best sentence
     cos = [s for s, _ in best]
     bar = max(cfg.followup_meaning_bar, cfg.followup_meaning_ratio * max(cos),

@@ -35,9 +35,12 @@ import json
 import statistics
 import sys
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.data import DATASETS_DIR, LISTS_PATH, load_for_tuning, resolve_anchors
+
+if TYPE_CHECKING:
+    from assistant.engine import AnswerEngine
 
 SOURCE_PATH = DATASETS_DIR / "lists_written.source.jsonl"
 OUT_PATH = DATASETS_DIR / "lists_written.jsonl"
@@ -59,7 +62,7 @@ def rare_words(gold_texts: list[str], idf: Any) -> list[str]:
     return [t for _, t in sorted(scored, key=lambda x: (-x[0], x[1]))[:N_RARE]]
 
 
-def overlaps(engine: Any, question: str, names: list[list[str]], gold: set[str], rare: list[str]) -> dict[str, float]:
+def overlaps(engine: AnswerEngine, question: str, names: list[list[str]], gold: set[str], rare: list[str]) -> dict[str, float]:
     from assistant.evidence.scoring import coverage, terms
 
     q = set(terms(question))
