@@ -50,6 +50,7 @@ eval: $(VENV)/.installed-dev
 # Refit the behavioural constants by 5-fold cross-validation (writes evals/fits/*.json).
 fit: $(VENV)/.installed-dev
 	$(BIN)/python -m evals.fit all --scifact-dir evals/runs/_cache/scifact-fit
+	$(BIN)/python -m evals.fit support
 
 # The generated question set (one question of each style per abstract, made by the packaged model; resumable).
 questions: $(VENV)/.installed-dev+local
