@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.part == "support":  # the learned support check: its own items and CV (evals/support_fit.py)
         from evals.support_fit import main as fit_support
 
-        return fit_support(["fit", "--drops"])
+        return fit_support(["fit", "--drops", "--variants", "logistic,logistic without rule features"])
     # the parts' own modules, imported here: they import this one's data helpers
     from evals.fit_answer import fit_answer
     from evals.fit_decision import fit_decision

@@ -7,8 +7,9 @@ For each lookup question of the dev and generated sets (in order, up to ``--limi
 answers from the sources it is shown: one right sentence of source 1 (A), a sentence of source
 2 (B) with a name of B's replaced by one of A's (``renamed``), another sentence of B
 (``other``), a sentence of A with a number of B's (``number``), all cited [1]. A swapped
-sentence fails when it is shown as supported citing A (re-pointed to B, the source that states
-it, it is right); also counted: shown as supported at all. A right sentence is kept when shown
+sentence is shown wrongly when it is shown as supported citing any source, except B's own
+sentence re-pointed to B (the source that states it: right); also counted: shown as supported
+citing A, and shown as supported at all. A right sentence is kept when shown
 as supported citing A. ``--cli N``: also the first N questions through ``assistant ask --backend
 openai --base-url ... --json`` in a subprocess.
 """
@@ -48,7 +49,10 @@ def judge(mixed: dict[str, Any], sentences: list[dict[str, Any]], citations: lis
         s = shown.get(_key(text))
         supported = bool(s and s["supported"])
         labels = [citations[n - 1]["label"] for n in (s["citations"] if s else []) if 0 < n <= len(citations)]
-        out.append({"kind": kind, "text": text, "supported": supported, "as_a": supported and mixed["a"] in labels,
+        as_a = supported and mixed["a"] in labels
+        # a renamed or renumbered sentence is no source's statement; B's own sentence is right cited to B
+        wrong = as_a if kind == "other" else (supported and kind in SWAPPED)
+        out.append({"kind": kind, "text": text, "supported": supported, "as_a": as_a, "wrong": wrong,
                     "reason": s.get("reason") if s else "not in the answer"})
     return out
 
@@ -57,9 +61,11 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     res: dict[str, Any] = {}
     for kind in ("right", *SWAPPED):
         rs = [r for r in rows if r["kind"] == kind]
-        res[kind] = {"n": len(rs), "supported": sum(r["supported"] for r in rs), "as_a": sum(r["as_a"] for r in rs)}
+        res[kind] = {"n": len(rs), "supported": sum(r["supported"] for r in rs), "as_a": sum(r["as_a"] for r in rs),
+                     "wrong": sum(r.get("wrong", False) for r in rs)}
     sw = [r for r in rows if r["kind"] in SWAPPED]
     right = [r for r in rows if r["kind"] == "right"]
+    res["swapped_shown_wrongly"] = f"{sum(r['wrong'] for r in sw)} of {len(sw)}"
     res["swapped_supported_as_a"] = f"{sum(r['as_a'] for r in sw)} of {len(sw)}"
     res["swapped_supported_any"] = f"{sum(r['supported'] for r in sw)} of {len(sw)}"
     res["right_kept"] = f"{sum(r['as_a'] for r in right)} of {len(right)}"

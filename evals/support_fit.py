@@ -2,6 +2,7 @@
 
     python -m evals.fit support          # features, grouped 5-fold CV table, writes the model
     python -m evals.support_fit table    # the CV table only (evals/fits/support.json unchanged)
+    python -m evals.support_fit bench    # milliseconds per claim of the check, and of verify with / without it
 
 Items: evals/datasets/claims_swaps.jsonl (mechanical, across neighbouring abstracts) and
 claims_written.jsonl (readers; abstracts in claims_abstracts.jsonl). Each claim is verified as a
@@ -9,10 +10,11 @@ one-sentence answer citing its abstract among that abstract's neighbourhood. Fol
 cited abstract, so no abstract's claims (nor any pair's) are in both the training and the test
 side. The operating threshold is chosen inside each training side (its own grouped 3-fold
 out-of-fold probabilities) as the highest that keeps ``KEEP`` of the supported claims with the
-verifier's decision ANDed in (the product's decision), and judged on the test side. Reported per
-fold, mean +- sd: AUC, unsupported passed, supported kept, for today's Verifier, the learned
-check alone, and both; the product's variants (logistic without the vector product, with it,
-a gradient-boosted and an MLP head) and each verifier rule family left out of the AND.
+decision it is ANDed with, and judged on the test side. Reported per fold, mean +- sd: AUC,
+unsupported passed, supported kept, for today's Verifier, the learned check alone, ANDed with the
+support bar (the product's decision: the rule families are its features, not gates), ANDed with
+today's verifier, and (``--drops``) with the bar and each one rule family; the model variants
+(logistic without the vector product, with it, a gradient-boosted and an MLP head).
 """
 
 from __future__ import annotations
@@ -189,17 +191,18 @@ def ms(vals: list[float]) -> str:
     return f"{statistics.mean(vals):.3f} ± {statistics.stdev(vals):.3f}"
 
 
-def rule_gate(x: np.ndarray, verifier: np.ndarray, words_only: np.ndarray, drop: str | None) -> np.ndarray:
-    """Today's decision with one rule family left out: the word-only pass AND every other family."""
-    if drop is None:
-        return verifier
-    keep = [r for r in RULES if r != drop]
-    fails = np.any(x[:, [FEATURES.index(r) for r in keep]] > 0.5, axis=1)
-    return words_only & ~fails
+def gates(x: np.ndarray, verifier: np.ndarray, words_only: np.ndarray, drops: bool) -> dict[str, np.ndarray]:
+    """The decisions the learned check is ANDed with: the support bar alone (the product's), today's
+    verifier (the bar and every rule family), and with ``drops`` the bar and one rule family."""
+    out = {"bar": words_only, "verifier": verifier}
+    if drops:
+        for r in RULES:
+            out[f"bar + {r}"] = words_only & (x[:, FEATURES.index(r)] < 0.5)
+    return out
 
 
 def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], variants: dict[str, tuple[str, list[str], bool]],
-                   drops: tuple[str | None, ...] = (None,)) -> dict[str, Any]:
+                   drops: bool = False) -> dict[str, Any]:
     from sklearn.model_selection import GroupKFold
 
     x, verifier, words_only = data["x"], data["verifier"], data["words_only"]
@@ -211,6 +214,7 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
     out: dict[str, Any] = {"n": len(items), "folds": FOLDS, "keep_target": KEEP, "rows": {}, "by_origin": {}, "by_kind": {}}
     table: dict[str, dict[str, list[float]]] = {}
     passed_all: dict[str, np.ndarray] = {}
+    gate_of = gates(x, verifier, words_only, drops)
 
     def add(name: str, passed: np.ndarray, test: np.ndarray, p: np.ndarray | None) -> None:
         row = table.setdefault(name, {"auc": [], "unsupported_passed": [], "supported_kept": []})
@@ -223,16 +227,14 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
 
     for train, test in splits:
         add("verifier (today)", verifier[test], test, None)
-        add("verifier words only", words_only[test], test, None)
+        add("support bar alone (words only)", words_only[test], test, None)
         for name, (kind, feats, product) in variants.items():
             take = columns(feats, product)
-            for drop in drops:
-                gate = rule_gate(x, verifier, words_only, drop)
+            p, t, _ = fit_predict(kind, take, x, y, groups, train, test, np.ones(len(y), bool))
+            add(f"{name} alone", p >= t, test, p)
+            for gname, gate in (gate_of.items() if name == CHOSEN else list(gate_of.items())[:2]):
                 p, t, _ = fit_predict(kind, take, x, y, groups, train, test, gate)
-                tag = "" if drop is None else f" without {drop}"
-                if drop is None:
-                    add(f"{name} alone", p >= t, test, p)
-                add(f"verifier{tag} AND {name}", (p >= t) & gate[test], test, p)
+                add(f"{gname} AND {name}", (p >= t) & gate[test], test, p)
     for name, row in table.items():
         out["rows"][name] = {k: ms(v) for k, v in row.items() if v}
     for name, passed in passed_all.items():
@@ -246,7 +248,7 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
 def fit_final(items: list[dict[str, Any]], data: dict[str, np.ndarray], kind: str, feats: list[str],
               product: bool) -> dict[str, Any]:
     """The chosen model on every item; its threshold from grouped out-of-fold probabilities."""
-    x, gate = data["x"], data["verifier"]
+    x, gate = data["x"], data["words_only"]
     y = np.asarray([it["label"] == "supported" for it in items], int)
     groups = np.asarray([it["group"] for it in items])
     take = columns(feats, product)
@@ -261,11 +263,42 @@ BASE = [f for f in FEATURES if not f.startswith("rule_")]
 VARIANTS = {
     "logistic": ("logistic", list(FEATURES), False),
     "logistic+product": ("logistic_product", list(FEATURES), True),
-    "logistic, no rule features": ("logistic", BASE, False),
+    "logistic without rule features": ("logistic", BASE, False),
     "gbm": ("gbm", list(FEATURES), False),
     "mlp": ("mlp", list(FEATURES), False),
 }
 CHOSEN = "logistic"
+
+
+def bench(items: list[dict[str, Any]], texts: dict[str, str], n: int = 300) -> dict[str, float]:
+    """Milliseconds per claim of the learned check (features + model, ``support.why_not``) and of a
+    whole one-sentence ``verify`` with and without it, the claim's vector computed beforehand."""
+    from assistant.evidence.scoring import SentenceCache
+    from assistant.settings import Settings, VerifySettings
+    from assistant.store.embeddings import make_embedder
+    from assistant.store.idf import Idf
+    from assistant.verify import support
+    from assistant.verify.citations import Verifier
+
+    sample = items[:: max(1, len(items) // n)][:n]
+    cache = SentenceCache(make_embedder(Settings()))
+    idf = Idf(texts.values())
+    vecs = np.asarray(cache.embedder([it["claim"] for it in sample]), np.float32)
+    cache.get(list(dict.fromkeys(texts[k] for it in sample for k in it["sources"])))
+    spent = {"learned_check": 0.0, "verify_with": 0.0, "verify_without": 0.0}
+    for it, vec in zip(sample, vecs, strict=True):
+        for mode, learned in (("verify_with", True), ("verify_without", False)):
+            v = Verifier([texts[k] for k in it["sources"]], cache, idf, VerifySettings(learned=learned))
+            v._known[" ".join(it["claim"].split())] = vec
+            v._embedded()
+            t = time.perf_counter()
+            v.verify(f"{it['claim']} [1]")
+            spent[mode] += time.perf_counter() - t
+        j = context(v, it["claim"], vec)
+        t = time.perf_counter()
+        support.why_not(v, j, 0)
+        spent["learned_check"] += time.perf_counter() - t
+    return {k: round(1e3 * s / len(sample), 2) for k, s in spent.items()}
 
 
 def counts(items: list[dict[str, Any]]) -> dict[str, int]:
@@ -278,20 +311,22 @@ def counts(items: list[dict[str, Any]]) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.support_fit", description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("fit", "table"), nargs="?", default="fit")
+    ap.add_argument("command", choices=("fit", "table", "bench"), nargs="?", default="fit")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated model variants to compare")
-    ap.add_argument("--drops", action="store_true", help="also each rule family left out of the AND (chosen model)")
+    ap.add_argument("--out", default=None, help="table: also write the result here (JSON)")
+    ap.add_argument("--drops", action="store_true", help="also the bar and each one rule family ANDed with the model")
     args = ap.parse_args(argv)
     items, texts = load_items()
+    if args.command == "bench":
+        print(json.dumps(bench(items, texts), indent=1))
+        return 0
     data = compute(items, texts)
     variants = {k: VARIANTS[k] for k in args.variants.split(",")}
-    result = cross_validate(items, data, variants)
-    if args.drops:
-        kind, feats, product = VARIANTS[CHOSEN]
-        drop = cross_validate(items, data, {CHOSEN: (kind, feats, product)}, drops=(None, *RULES))
-        result["rows"].update({k: v for k, v in drop["rows"].items() if " without " in k})
+    result = cross_validate(items, data, variants, drops=args.drops)
     result["counts"] = counts(items)
     print(json.dumps(result["rows"], indent=1))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     if args.command == "fit":
         kind, feats, product = VARIANTS[CHOSEN]
         spec = fit_final(items, data, kind, feats, product)

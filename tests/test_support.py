@@ -18,9 +18,13 @@ from assistant.verify import support
 from assistant.verify.citations import Verifier
 from evals.mixing import SWAPPED, judge
 
-# lookup questions whose mixed answers today's verifier (without the learned check) showed with a
-# swapped sentence supported as the first source's (python -m evals.mixing --no-learned)
+# lookup questions whose mixed answers the verifier without the learned check showed with a
+# renamed sentence (B's, a name of B's replaced by one of A's) as supported
+# (python -m evals.mixing --no-learned: 3 of the 120 swapped sentences of 150 questions)
 MIXED_QUESTIONS = [
+    "What does Infini-attention combine inside a single Transformer block?",
+    "How does the introduced stochastic activation strategy work in large language models?",
+    "What is Decision-Pretrained Transformer, and how does it work?",
 ]
 
 
@@ -80,6 +84,6 @@ def test_no_swapped_sentence_of_a_mixing_server_is_shown_as_supported(corpus: As
     rows = _mixed_rows(corpus, fake_openai, learned=True)
     swapped = [r for r in rows if r["kind"] in SWAPPED]
     assert swapped
-    assert not [r["text"] for r in swapped if r["as_a"]]
+    assert not [r["text"] for r in swapped if r["wrong"]]
     right = [r for r in rows if r["kind"] == "right"]
     assert sum(r["as_a"] for r in right) >= len(right) - 1
