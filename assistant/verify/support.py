@@ -40,7 +40,7 @@ MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "support.json"
 
 FEATURES = (
     "cos1", "cos2", "cos3_mean", "score1", "cov_best", "cov_best2", "cov_abstract", "missing_mass",
-    "n_terms", "names", "names_missing", "numbers", "numbers_missing", "numbers_not_best",
+    "n_terms", "names", "names_missing", "names_not_best", "numbers", "numbers_missing", "numbers_not_best",
     "comparative", "comparative_missing", "compared_cov", "direction_missing", "negation_missing",
     "universal_missing", "hedge_dropped", "other_cos", "other_cov", "margin_cos", "margin_cov",
     "margin_score", "verbatim", "rule_unmentioned", "rule_numbers", "rule_relation", "rule_origin",
@@ -104,6 +104,7 @@ def features(v: Any, j: Judged, i: int) -> np.ndarray:
         coverage(ct, best_terms, idf), coverage(ct, best2, idf), coverage(ct, abstract, idf),
         sum(idf(t) for t in uniq if t not in abstract) / mass, float(np.log1p(len(uniq))),
         float(bool(names)), len(unmentioned) / max(len(names), 1),
+        sum(not any(attribution.occurs(n, t) for t in texts) for n in names) / max(len(names), 1),
         float(bool(nums)), sum(n not in abs_nums for n in nums) / max(len(nums), 1),
         sum(n not in best_nums for n in nums) / max(len(nums), 1),
         float(comp), float(comp and not COMPARATIVE.search(" ".join(texts))),
