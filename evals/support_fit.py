@@ -12,8 +12,8 @@ side. The operating threshold is chosen inside each training side (its own group
 out-of-fold probabilities) as the highest that keeps ``KEEP`` of the supported claims with the
 decision it is ANDed with, and judged on the test side. Reported per fold, mean +- sd: AUC,
 unsupported passed, supported kept, for today's Verifier, the learned check alone, ANDed with the
-support bar (the product's decision: the rule families are its features, not gates), ANDed with
-today's verifier, and (``--drops``) with the bar and each one rule family; the model variants
+support bar, ANDed with today's verifier (the product's decision: the rule families stay gates,
+since without them the misattribution set's subject swaps and direction flips pass), and (``--drops``) with the bar and each one rule family; the model variants
 (logistic without the vector product, with it, a gradient-boosted and an MLP head).
 """
 
@@ -248,7 +248,7 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
 def fit_final(items: list[dict[str, Any]], data: dict[str, np.ndarray], kind: str, feats: list[str],
               product: bool) -> dict[str, Any]:
     """The chosen model on every item; its threshold from grouped out-of-fold probabilities."""
-    x, gate = data["x"], data["words_only"]
+    x, gate = data["x"], data["verifier"]
     y = np.asarray([it["label"] == "supported" for it in items], int)
     groups = np.asarray([it["group"] for it in items])
     take = columns(feats, product)

@@ -257,9 +257,8 @@ class Verifier:
             why, j = attributed(i) if self.cfg.attribution else (None, shown[i])
             if why is None and origin is not None and said[i] < self.cfg.quote_level:
                 why = f"its words are those of {self._name(origin)}, which says them of another name"
-            if self.cfg.learned and support.load() is not None:  # the learned check decides; the rules are its features
-                learned = support.why_not(self, support.Judged(claim, vec, ranked, origin, bar), i)
-                why = f"{learned}; {why}" if learned and why else learned
+            if why is None and self.cfg.learned:  # and the learned check (assistant.verify.support), fitted on labelled claims
+                why = support.why_not(self, support.Judged(claim, vec, ranked, origin, bar), i)
             if why:
                 failed[i] = why
             else:
