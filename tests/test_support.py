@@ -81,8 +81,11 @@ def _mixed_rows(corpus: Assistant, fake: Any, learned: bool) -> list[dict[str, A
     return rows
 
 
-@pytest.mark.xfail(strict=True, reason="#40 open: a renamed sentence whose new name opens it ('Infini-attention "
-                   "encoders ...', B's 'Common Transformer encoders ...') is re-pointed to B and passes the learned check")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "#40 open, measured (python -m evals.mixing --limit 150: 3 of 120 swapped sentences shown wrongly, the same "
+    "with --no-learned): B's sentence with one of A's names put in ('Infini-attention encoders ...' for B's "
+    "'Common Transformer encoders ...'; an acronym in brackets in the other two) is re-pointed to B and passes "
+    "the learned check, p 0.68 to 0.996 against its threshold 0.018"))
 def test_no_swapped_sentence_of_a_mixing_server_is_shown_as_supported(corpus: Assistant, fake_openai: Any) -> None:
     rows = _mixed_rows(corpus, fake_openai, learned=True)
     swapped = [r for r in rows if r["kind"] in SWAPPED]
