@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.mixing", description=__doc__.split("\n")[0])
     ap.add_argument("--data-dir", default=None, help="an ingested bundled corpus (default: the settings' data dir)")
     ap.add_argument("--limit", type=int, default=150)
-    ap.add_argument("--no-learned", action="store_true", help="today's verifier without the learned check")
+    ap.add_argument("--no-learned", action="store_true", help="the verifier without the learned check (before)")
     ap.add_argument("--cli", type=int, default=0, help="also this many questions through the command line")
     ap.add_argument("--out", default=None, help="write the per-sentence rows and the summary here (JSON)")
     args = ap.parse_args(argv)

@@ -192,8 +192,8 @@ def ms(vals: list[float]) -> str:
 
 
 def gates(x: np.ndarray, verifier: np.ndarray, words_only: np.ndarray, drops: bool) -> dict[str, np.ndarray]:
-    """The decisions the learned check is ANDed with: the support bar alone (the product's), today's
-    verifier (the bar and every rule family), and with ``drops`` the bar and one rule family."""
+    """The decisions the learned check is ANDed with: the support bar alone, today's verifier (the bar
+    and every rule family: the product's), and with ``drops`` the bar and one rule family."""
     out = {"bar": words_only, "verifier": verifier}
     if drops:
         for r in RULES:
