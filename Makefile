@@ -59,6 +59,7 @@ fit: $(VENV)/.installed-dev
 	$(BIN)/python -m evals.declines fit
 	$(BIN)/python -m evals.fit_shapes fit
 	$(BIN)/python -m evals.fit_sentences fit --scifact-dir evals/runs/_cache/scifact-fit
+	$(BIN)/python -m evals.fit support
 
 # The generated question set (one question of each style per abstract, made by the packaged model; resumable).
 questions: $(VENV)/.installed-dev+local

@@ -330,6 +330,9 @@ class VerifySettings(BaseModel):
         "bound: all but a minor word; measured by `assistant eval --dataset misattribution`"))
     quote_min_terms: int = Field(4, description=(
         "a claim needs this many words besides its names to be someone's statement; sanity bound"))
+    learned: bool = Field(True, description=(
+        "also the learned support check (assistant/verify/support.py, weights assistant/models/support.json), ANDed "
+        "after the rules; fit and figures: evals/fits/support.json (`python -m evals.fit support`)"))
 
 
 class CollectionSettings(BaseModel):

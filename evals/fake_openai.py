@@ -7,6 +7,11 @@ prompt with sources, the first sentence of source 1's excerpt cited [1] (a real 
 answer: it passes verification, and differs by prompt), otherwise ``"Answer: "`` + the first 12
 words of the last user message. Embeddings: 64-dim hashed bags of
 lowercase words, L2-normalised. Streams use chunked transfer encoding, as real servers do.
+
+With ``mixing`` set, a prompt with at least two sources is answered as a model that mixes up its
+sources (``mixing_answer``): one right sentence of source 1 (A), a sentence of source 2 (B) with
+B's name replaced by A's, another of B's sentences, and one of A's sentences with a number of
+B's, all cited [1]; ``mixed`` records each answer's sentences by kind.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import math
+import random
 import re
 import socket
 import struct
@@ -53,6 +59,49 @@ def default_answer(body: dict[str, Any]) -> str:
     return "Answer: " + " ".join(str(last or "").split()[:12])
 
 
+_SOURCE = re.compile(r'<source id="(\d+)">\s*Paper:(.*?)\n\s*Excerpt:(.*?)</source>', re.S)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", " ".join(text.split())) if len(s.split()) >= 6]
+
+
+def mixing_answer(body: dict[str, Any]) -> list[tuple[str, str]] | None:
+    """(kind, sentence) of a mixed-up answer to a prompt with two sources or more, after
+    ("label", source 1's label): ``right`` (A's
+    first sentence), ``renamed`` (a sentence of B naming a name A does not, that name replaced by
+    one of A's), ``other`` (another sentence of B, verbatim), ``number`` (a sentence of A with a
+    number replaced by one of B's that A does not state); None for other prompts."""
+    from assistant.verify import attribution
+    from evals.misattribution import number_swap, replace_name
+
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    found = {int(n): (label.strip(), text) for n, label, text in _SOURCE.findall(str(users[-1].get("content", "")) if users else "")}
+    if 1 not in found or 2 not in found:
+        return None
+    (label_a, a), (_, b) = found[1], found[2]
+    sa, sb = _sentences(a), _sentences(b)
+    if not sa or not sb:
+        return None
+    out = [("label", label_a), ("right", sa[0])]
+    names_a = [n for n in attribution.claim_names(label_a + ". " + a) if not attribution.occurs(n, b)]
+    used = None
+    for s in sb:
+        theirs = [n for n in attribution.claim_names(s) if not attribution.occurs(n, a)]
+        if names_a and theirs and (swapped := replace_name(s, theirs[0], names_a[0])):
+            out.append(("renamed", swapped))
+            used = s
+            break
+    rest = [s for s in sb if s != used]
+    if rest:
+        out.append(("other", rest[len(rest) // 2]))
+    for s in sa[1:] + sa[:1]:
+        if attribution.number_mentions(s) and (swapped := number_swap(s, b, a, random.Random(s))):
+            out.append(("number", swapped))
+            break
+    return out
+
+
 def embed(text: str) -> list[float]:
     vec = [0.0] * EMBED_DIM
     for word in re.findall(r"\w+", text.lower()):
@@ -73,6 +122,8 @@ class FakeOpenAI(ThreadingHTTPServer):
         self._conns: set[socket.socket] = set()
         self.requests: list[RecordedRequest] = []
         self.delay = 0.0  # seconds to sleep before each chat answer
+        self.mixing = False  # answer prompts with sources as a model that mixes them up (mixing_answer)
+        self.mixed: list[dict[str, Any]] = []  # each mixed answer: {"a": source 1's label, "sentences": [(kind, sentence)]}
         self.stopping = threading.Event()
         self.base_url = f"http://127.0.0.1:{self.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
@@ -217,7 +268,11 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.delay and fake.stopping.wait(fake.delay):
             return
         kind, kw = fake.pop() or ("text", {})
-        text = str(kw["text"]) if "text" in kw else default_answer(body)
+        mixed = mixing_answer(body) if fake.mixing and "text" not in kw else None
+        if mixed:
+            with fake._lock:
+                fake.mixed.append({"a": mixed[0][1], "sentences": mixed[1:]})
+        text = str(kw["text"]) if "text" in kw else (" ".join(f"{s} [1]" for _, s in mixed[1:]) if mixed else default_answer(body))
         if kind in ("429", "500"):
             status = 429 if kind == "429" else int(kw.get("status", 500))
             headers = {"Retry-After": "0"} if kind == "429" else {}

@@ -3,6 +3,7 @@
     python -m evals.fit retrieval [--data-dir D] [--folds 5]   # fusion method and signal weights
     python -m evals.fit decision  [--data-dir D]               # refusal: logistic weights, thresholds
     python -m evals.fit answer    [--data-dir D]               # extractive sentence choice
+    python -m evals.fit support                                # the learned support check (evals/support_fit.py)
     python -m evals.fit all
 
 Tuning data: the dev set (all of it: its old tune/test split is retired, the test half having
@@ -158,7 +159,7 @@ def use_choice(assistant: Any, part: str, chosen: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.fit", description=__doc__.split("\n\n")[0])
-    ap.add_argument("part", choices=["retrieval", "decision", "answer", "all"])
+    ap.add_argument("part", choices=["retrieval", "decision", "answer", "support", "all"])
     ap.add_argument("--data-dir", help="an index of the bundled corpus (default: ./.assistant, ingested if empty)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--scifact-dir", help="retrieval: also fit on SciFact-2101 train, indexed in this data dir")
@@ -172,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows-cache", default=None, help="decision: read/write the analysed rows here (JSON)")
     args = ap.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
+    if args.part == "support":  # the learned support check: its own items and CV (evals/support_fit.py)
+        from evals.support_fit import main as fit_support
+
+        return fit_support(["fit", "--drops", "--variants", "logistic,logistic without rule features"])
     assistant = open_assistant(args.data_dir)
     parts = ["retrieval", "decision", "answer"] if args.part == "all" else [args.part]
     for part in parts:

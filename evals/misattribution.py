@@ -57,6 +57,7 @@ NEIGHBOURS = 4  # a neighbourhood: the abstract and its 4 closest (5 sources, th
 PER_KIND = 60  # items of each swap kind (direction flips: as many as the corpus holds, up to this)
 MAX_NAME_DF = 3  # a paper's own name: mentioned by a few abstracts at most (its own versions, a follow-up)
 NEAR_DUPLICATE = 0.95  # cosine of whole-abstract vectors above which two abstracts are versions of one paper
+MODES = ("attribution", "no_learned", "words_only")  # the verifier in use; without the learned check; words only
 SWAPS = ("subject_swap", "content_swap", "number_swap", "direction_flip", "duplicate")
 CORRECT = ("unswapped", "paraphrase")
 _INTRO = re.compile(r"\b(?:we|this paper|this work|here we)\s+(?:\w+\s+)?(?:propose|introduce|present|develop|"
@@ -139,7 +140,7 @@ def replace_name(sentence: str, old: str, new: str) -> str | None:
 def number_swap(sentence: str, source_b: str, source_a: str, rng: random.Random) -> str | None:
     """``sentence`` (of A) with one of its numbers replaced by a number of B that A never states."""
     spans = [m for m in attribution._NUMBER.finditer(sentence) if "," not in m.group(1)]
-    theirs = sorted({v for v, _, _ in attribution._numbers(source_b)} - {v for v, _, _ in attribution._numbers(source_a)})
+    theirs = sorted({v for v, _, _ in attribution.number_mentions(source_b)} - {v for v, _, _ in attribution.number_mentions(source_a)})
     if not spans or not theirs:
         return None
     m = spans[rng.randrange(len(spans))]
@@ -228,7 +229,7 @@ def items_for(a: str, b: str, corpus: dict[str, str], na: str | None, nb: str | 
         out["subject_swap"] = [_item("subject_swap", claim, s, sources, b, None, **pair)]
         out["content_swap"] = [_item("content_swap", claim, s, sources, a, None, **pair)]
         out["subject_swap"] += _correct(s, sources, b, "subject_swap")
-    with_numbers = [s for s in sentences(corpus[a]) if usable(s) and attribution._numbers(s)]
+    with_numbers = [s for s in sentences(corpus[a]) if usable(s) and attribution.number_mentions(s)]
     if (s := _pick(rng, with_numbers)) and (claim := number_swap(s, corpus[b], corpus[a], rng)):
         out["number_swap"] = [_item("number_swap", claim, s, sources, a, None)] + _correct(s, sources, a, "number_swap")
     flips = [(s, f) for s in sentences(corpus[a]) if usable(s) and (f := direction_flip(s))]
@@ -319,7 +320,8 @@ def run(items: list[dict[str, Any]], corpus: dict[str, str], cache: Any, idf: An
     from assistant.settings import VerifySettings
     from assistant.verify.citations import Verifier
 
-    modes = {"attribution": VerifySettings(attribution=True), "words_only": VerifySettings(attribution=False)}
+    modes = {"attribution": VerifySettings(attribution=True), "words_only": VerifySettings(attribution=False, learned=False),
+             "no_learned": VerifySettings(attribution=True, learned=False)}
     cache.get(list(dict.fromkeys(corpus[k] for it in items for k in it["sources"])))  # sentence vectors, once
     per_item: list[dict[str, Any]] = []
     seconds = dict.fromkeys(modes, 0.0)
@@ -346,7 +348,7 @@ def table(per_item: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not recs:
             continue
         row: dict[str, Any] = {"kind": kind, "n": len(recs), "metric": "caught" if kind in SWAPS else "false drop"}
-        for mode in ("attribution", "words_only"):
+        for mode in MODES:
             good = sum(r[mode]["ok"] for r in recs)
             row[mode] = (good if kind in SWAPS else len(recs) - good) / len(recs)
         rows.append(row)
@@ -354,9 +356,11 @@ def table(per_item: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def format_table(result: dict[str, Any]) -> str:
-    lines = ["| kind | n | rate | new verifier (attribution) | old verifier (words only) |", "|---|---|---|---|---|"]
+    lines = ["| kind | n | rate | verifier (attribution + learned check) | without the learned check | "
+             "old verifier (words only) |", "|---|---|---|---|---|---|"]
     for r in result["table"]:
-        lines.append(f"| {r['kind']} | {r['n']} | {r['metric']} | {r['attribution']:.1%} | {r['words_only']:.1%} |")
+        lines.append(f"| {r['kind']} | {r['n']} | {r['metric']} | {r['attribution']:.1%} | {r.get('no_learned', 0):.1%} | "
+                     f"{r['words_only']:.1%} |")
     ms = result["ms_per_answer"]
     lines.append(f"\nverification per one-sentence answer: {ms['attribution']:.2f} ms with attribution, "
                  f"{ms['words_only']:.2f} ms words only (verify() of a one-sentence answer over 5 sources, "

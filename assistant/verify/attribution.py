@@ -219,7 +219,7 @@ def flipped(claim: str, evidence: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _numbers(text: str) -> list[tuple[str, str, int]]:
+def number_mentions(text: str) -> list[tuple[str, str, int]]:
     """(value, unit symbol, end offset) of each number: "15.2%" -> ("15.2", "%", ...); 1,800 = 1800."""
     out = []
     for m in _NUMBER.finditer(text):
@@ -243,8 +243,8 @@ def _attached(text: str, end: int) -> str | None:
 
 def numbers(claim: str, evidence: list[str]) -> str | None:
     """Why the claim's numbers are not the evidence sentences' (see the module docstring), or None."""
-    ev = [(v, u, s, end) for s in evidence for v, u, end in _numbers(s)]
-    for value, unit, end in _numbers(claim):
+    ev = [(v, u, s, end) for s in evidence for v, u, end in number_mentions(s)]
+    for value, unit, end in number_mentions(claim):
         same = [(s, e_end) for v, u, s, e_end in ev if v == value and (not unit or not u or unit == u)]
         if not same:
             return f"the number {value}{unit} is not in the supporting sentence"

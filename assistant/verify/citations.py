@@ -46,7 +46,7 @@ from assistant.language.patterns import INSTRUCTION_LIKE
 from assistant.language.text import split_sentences
 from assistant.store.idf import Idf
 from assistant.types import AnswerSentence, Evidence
-from assistant.verify import attribution
+from assistant.verify import attribution, support
 from assistant.verify.degenerate import degenerate
 from assistant.verify.markers import dangling, parse_markers, split_answer, strip_markers
 from assistant.verify.markers import (
@@ -254,11 +254,11 @@ class Verifier:
         def passes(i: int) -> bool:
             if score[i] < bar:
                 return False
-            if not self.cfg.attribution:
-                return True
-            why, j = attributed(i)
+            why, j = attributed(i) if self.cfg.attribution else (None, shown[i])
             if why is None and origin is not None and said[i] < self.cfg.quote_level:
                 why = f"its words are those of {self._name(origin)}, which says them of another name"
+            if why is None and self.cfg.learned:  # and the learned check (assistant.verify.support), fitted on labelled claims
+                why = support.why_not(self, support.Judged(claim, vec, ranked, origin, bar), i)
             if why:
                 failed[i] = why
             else:

@@ -1,0 +1,172 @@
+"""The learned support check: whether a cited abstract states a claim, from labelled claims.
+
+Word overlap and cosine say what a claim talks about, the attribution rules who it is said of;
+neither sees a neighbouring abstract's finding written in the cited one's words, a comparison or
+a direction the abstract does not state, or a detail it lacks. This check reads, for a claim and
+one cited source among the answer's sources, the features below and gives the probability that
+the source states the claim (a logistic model over standardised features; weights fitted by
+grouped cross-validation on evals/datasets/claims_*.jsonl by ``python -m evals.fit support`` and
+shipped as ``assistant/models/support.json``, read here with numpy).
+
+Features (``FEATURES``): the MiniLM cosines of the claim's best sentences in the cited abstract
+(top-1, top-2, mean of the top 3) and the verifier's support score; IDF-weighted containment of
+the claim's content terms in its best sentence, its best two, and the whole abstract, and the
+IDF mass of its terms the abstract lacks; its names and numbers the abstract (or its best
+sentences) lacks; comparatives, direction, negation and universal words (``assistant.language.support_words``) the
+claim uses and the best sentences do not; the comparison's object terms in the abstract; what
+the other sources shown with it share (their best cosine and containment, and the cited-minus-
+other margins); whether it quotes a sentence of the cited abstract; the verifier's rule families
+(``attribution``: an unmentioned name, a number, a reversed or substituted relation; another
+source's statement of another name; below the support bar); and the elementwise product of the
+claim's vector with its best sentence's (``product`` models only).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assistant.evidence.scoring import coverage, terms
+from assistant.language.support_words import COMPARATIVE, DIRECTION, HEDGE, NEGATION, UNIVERSAL
+from assistant.verify import attribution
+
+MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "support.json"
+
+FEATURES = (
+    "cos1", "cos2", "cos3_mean", "score1", "cov_best", "cov_best2", "cov_abstract", "missing_mass",
+    "n_terms", "names", "names_missing", "names_not_best", "numbers", "numbers_missing", "numbers_not_best",
+    "comparative", "comparative_missing", "compared_cov", "direction_missing", "negation_missing",
+    "universal_missing", "hedge_dropped", "other_cos", "other_cov", "margin_cos", "margin_cov",
+    "margin_score", "verbatim", "rule_unmentioned", "rule_numbers", "rule_relation", "rule_origin",
+    "rule_bar",
+)
+RULES = ("rule_unmentioned", "rule_numbers", "rule_relation", "rule_origin")
+
+
+@dataclass
+class Judged:
+    """What the verifier computed for a claim against the sources of one answer."""
+
+    claim: str
+    vec: np.ndarray
+    ranked: dict[int, list[tuple[float, int]]]  # per source: (support score, sentence index), best first
+    origin: int | None  # a source whose sentence says the claim of another name (Verifier._judge)
+    bar: float  # the support score a source needs (threshold, or within margin of the best)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z][a-z-]*", text.lower()))
+
+
+def features(v: Any, j: Judged, i: int) -> np.ndarray:
+    """The feature vector (``FEATURES`` order, then the product part) of source ``i`` for the claim;
+    ``v``: the Verifier (its sources' spans, terms and vectors, and its IDF)."""
+    src = v.sources[i]
+    claim = j.claim
+    ct = terms(claim)
+    ranked = j.ranked[i]
+    dense = np.sort(src.vectors @ j.vec)[::-1] if len(src.sentences) else np.zeros(1, np.float32)
+    top = [k for _, k in ranked[:2]]
+    texts = [src.text[a:b] for a, b in (src.sentences[k] for k in top)]
+    all_texts = [src.text[a:b] for a, b in src.sentences]
+    best_terms = src.terms[top[0]] if top else set()
+    best2 = set().union(*(src.terms[k] for k in top)) if top else set()
+    abstract = _abstract_terms(v, i)
+    idf = v.idf
+    uniq = list(dict.fromkeys(ct))
+    mass = sum(idf(t) for t in uniq) or 1.0
+    names = attribution.claim_names(claim)
+    unmentioned = attribution.unmentioned(claim, src.text) if names else []
+    nums = [x for x, _, _ in attribution.number_mentions(claim)]
+    abs_nums = {x for x, _, _ in attribution.number_mentions(src.text)}
+    best_nums = {x for t in texts for x, _, _ in attribution.number_mentions(t)}
+    cw, bw, aw = _words(claim), _words(" ".join(texts)), _words(src.text)
+    comp = bool(COMPARATIVE.search(claim))
+    sides = attribution.sides(claim) if comp else None
+    others = [k for k in j.ranked if k != i and j.ranked[k]]
+    other_cos = max((float(np.max(v.sources[k].vectors @ j.vec)) for k in others if len(v.sources[k].sentences)),
+                    default=0.0)
+    other_cov = max((coverage(ct, st, idf) for k in others for st in v.sources[k].terms), default=0.0)
+    other_score = max((j.ranked[k][0][0] for k in others), default=0.0)
+    score1 = ranked[0][0] if ranked else 0.0
+    why_numbers = attribution.numbers(claim, texts) if nums else None
+    relation = bool(texts) and not unmentioned and why_numbers is None and all(
+        attribution.flipped(claim, t) or attribution.substituted(claim, t) for t in texts)
+    verbatim = any(" ".join(claim.split()).rstrip(".") in " ".join(t.split()) for t in all_texts)
+    x = [
+        float(dense[0]), float(dense[1] if len(dense) > 1 else dense[0]), float(np.mean(dense[:3])), score1,
+        coverage(ct, best_terms, idf), coverage(ct, best2, idf), coverage(ct, abstract, idf),
+        sum(idf(t) for t in uniq if t not in abstract) / mass, float(np.log1p(len(uniq))),
+        float(bool(names)), len(unmentioned) / max(len(names), 1),
+        sum(not any(attribution.occurs(n, t) for t in texts) for n in names) / max(len(names), 1),
+        float(bool(nums)), sum(n not in abs_nums for n in nums) / max(len(nums), 1),
+        sum(n not in best_nums for n in nums) / max(len(nums), 1),
+        float(comp), float(comp and not COMPARATIVE.search(" ".join(texts))),
+        coverage(terms(sides.compared), abstract, idf) if sides else 1.0,
+        float(len((cw & DIRECTION) - bw)), float(len((cw & NEGATION) - bw) + len((bw & NEGATION) - cw)),
+        float(len((cw & UNIVERSAL) - aw)), float(bool(bw & HEDGE) and not (cw & HEDGE)),
+        other_cos, other_cov, float(dense[0]) - other_cos, coverage(ct, best_terms, idf) - other_cov,
+        score1 - other_score, float(verbatim),
+        float(bool(unmentioned)), float(why_numbers is not None), float(relation),
+        float(j.origin is not None and j.origin != i), float(score1 < j.bar),
+    ]
+    best_vec = src.vectors[top[0]] if top else np.zeros_like(j.vec)
+    return np.concatenate([np.asarray(x, np.float32), (j.vec * best_vec).astype(np.float32)])
+
+
+def _abstract_terms(v: Any, i: int) -> set[str]:
+    memo = v.__dict__.setdefault("_abstract_terms", {})
+    if i not in memo:
+        memo[i] = set().union(*v.sources[i].terms) if v.sources[i].terms else set()
+    return memo[i]
+
+
+class SupportModel:
+    """Logistic weights over standardised features: P(the cited source states the claim)."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.features = list(spec["features"])
+        self.product = bool(spec.get("product", False))
+        self.mean = np.asarray(spec["mean"], np.float32)
+        self.scale = np.asarray(spec["scale"], np.float32)
+        self.weights = np.asarray(spec["weights"], np.float32)
+        self.bias = float(spec["bias"])
+        self.threshold = float(spec["threshold"])
+        self._cols = [FEATURES.index(f) for f in self.features]
+
+    def select(self, x: np.ndarray) -> np.ndarray:
+        """The model's columns of full feature rows (``features`` output)."""
+        x = np.atleast_2d(x)
+        parts = [x[:, self._cols]] + ([x[:, len(FEATURES):]] if self.product else [])
+        return np.concatenate(parts, axis=1)
+
+    def prob(self, x: np.ndarray) -> np.ndarray:
+        z = (self.select(x) - self.mean) / self.scale
+        return 1.0 / (1.0 + np.exp(-(z @ self.weights + self.bias)))
+
+    def passes(self, x: np.ndarray) -> tuple[bool, float]:
+        p = float(self.prob(x)[0])
+        return p >= self.threshold, p
+
+
+@lru_cache(maxsize=4)
+def load(path: str = str(MODEL_PATH)) -> SupportModel | None:
+    """The shipped model, or None when there is none (the check is then off)."""
+    p = Path(path)
+    return SupportModel(json.loads(p.read_text(encoding="utf-8"))) if p.exists() else None
+
+
+def why_not(v: Any, judged: Judged, i: int) -> str | None:
+    """Why the learned check finds that source ``i`` does not state the claim (None: it does, or
+    no model is shipped)."""
+    model = load()
+    if model is None or not judged.ranked.get(i):
+        return None
+    ok, p = model.passes(features(v, judged, i))
+    return None if ok else f"the learned support check finds it not stated (p={p:.2f}, needs {model.threshold:.2f})"

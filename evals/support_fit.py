@@ -1,0 +1,343 @@
+"""Fit and measure the learned support check (assistant/verify/support.py) on the labelled claims.
+
+    python -m evals.fit support          # features, grouped 5-fold CV table, writes the model
+    python -m evals.support_fit table    # the CV table only (evals/fits/support.json unchanged)
+    python -m evals.support_fit bench    # milliseconds per claim of the check, and of verify with / without it
+
+Items: evals/datasets/claims_swaps.jsonl (mechanical, across neighbouring abstracts) and
+claims_written.jsonl (readers; abstracts in claims_abstracts.jsonl). Each claim is verified as a
+one-sentence answer citing its abstract among that abstract's neighbourhood. Folds group by the
+cited abstract, so no abstract's claims (nor any pair's) are in both the training and the test
+side. The operating threshold is chosen inside each training side (its own grouped 3-fold
+out-of-fold probabilities) as the highest that keeps ``KEEP`` of the supported claims with the
+decision it is ANDed with, and judged on the test side. Reported per fold, mean +- sd: AUC,
+unsupported passed, supported kept, for today's Verifier, the learned check alone, ANDed with the
+support bar, ANDed with today's verifier (the product's decision: the rule families stay gates,
+since without them the misattribution set's subject swaps and direction flips pass), and (``--drops``) with the bar and each one rule family; the model variants
+(logistic without the vector product, with it, a gradient-boosted and an MLP head).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assistant.verify.support import FEATURES, MODEL_PATH, RULES, Judged, features
+from evals import misattribution as mis
+from evals.claims_swaps import ABSTRACTS_PATH, SWAPS_PATH, WRITTEN_PATH
+
+CACHE = Path(__file__).resolve().parent / "runs" / "_cache" / "support_features.npz"
+FIT_PATH = Path(__file__).resolve().parent / "fits" / "support.json"
+FOLDS = 5
+KEEP = 0.975  # supported claims kept on the inner folds (the goal is >= 0.97 held out)
+SEED = 40
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def load_items() -> tuple[list[dict[str, Any]], dict[str, str]]:
+    corpus = mis.load_corpus()
+    texts = dict(corpus)
+    items = []
+    for line in SWAPS_PATH.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        items.append({"id": r["id"], "claim": r["claim"], "sources": r["sources"], "label": r["label"],
+                      "kind": r["kind"], "origin": "swaps"})
+    hoods = {}
+    for line in ABSTRACTS_PATH.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        texts["w:" + d["doc_id"]] = d["text"]
+        hoods[d["doc_id"]] = d["neighbours"]
+    for line in WRITTEN_PATH.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        hood = [k for k in hoods[r["cited"]] if k != r["cited"]][: mis.NEIGHBOURS]
+        if r["other"] not in hood:
+            hood = [r["other"], *hood[:-1]]
+        items.append({"id": r["id"], "claim": r["claim"], "sources": ["w:" + k for k in [r["cited"], *hood]],
+                      "label": r["label"], "kind": r["kind"] or "supported", "origin": r.get("batch", "written")})
+    for it in items:
+        it["group"] = mis.doc_key(texts[it["sources"][0]])
+    return items, texts
+
+
+def context(v: Any, claim: str, vec: np.ndarray) -> Judged:
+    """What ``Verifier._judge`` computes for a claim (ranked sentences, origin, bar)."""
+    ranked = {i: v.ranked(claim, vec, i) for i in range(len(v.sources))}
+    score = {i: (r[0][0] if r else 0.0) for i, r in ranked.items()}
+    top = max(score.values(), default=0.0)
+    bar = max(v.cfg.support_threshold, top - v.cfg.support_margin)
+    said = v._said(claim)
+    origin = next((j for j in sorted(said, key=lambda j: -said[j]) if said[j] >= v.cfg.quote_level
+                   and v._attribution(claim, j, ranked[j])[0]), None)
+    return Judged(claim, vec, ranked, origin, bar)
+
+
+def cache_key(items: list[dict[str, Any]]) -> str:
+    """The items and the feature code (``assistant/verify/support.py``, ``assistant/language/support_words.py``)."""
+    code = Path(__file__).parents[1] / "assistant"
+    return hashlib.sha256(json.dumps([[it["claim"], it["sources"]] for it in items]).encode()
+                          + (code / "verify" / "support.py").read_bytes()
+                          + (code / "language" / "support_words.py").read_bytes()).hexdigest()[:16]
+
+
+def compute(items: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, np.ndarray]:
+    """Features of every item and today's verifier decision (kept citing its own abstract)."""
+    from assistant.evidence.scoring import SentenceCache
+    from assistant.settings import Settings, VerifySettings
+    from assistant.store.embeddings import make_embedder
+    from assistant.store.idf import Idf
+    from assistant.verify.citations import Verifier
+
+    key = cache_key(items)
+    if CACHE.exists():
+        z = np.load(CACHE)
+        if str(z["key"]) == key:
+            return {k: z[k] for k in z.files}
+    cache = SentenceCache(make_embedder(Settings()))
+    idf = Idf(texts.values())
+    log(f"embedding {len(items)} claims ...")
+    vecs = np.asarray(cache.embedder([it["claim"] for it in items]), np.float32)
+    cache.get(list(dict.fromkeys(texts[k] for it in items for k in it["sources"])))
+    xs, verifier, off = [], [], []
+    t0 = time.perf_counter()
+    for n, (it, vec) in enumerate(zip(items, vecs, strict=True)):
+        v = Verifier([texts[k] for k in it["sources"]], cache, idf, VerifySettings(learned=False))
+        v._known[" ".join(it["claim"].split())] = vec
+        xs.append(features(v, context(v, it["claim"], vec), 0))
+        out = v.verify(f"{it['claim']} [1]")
+        s = out.sentences[0] if out.sentences else None
+        verifier.append(bool(s and s.supported and [out.order[c - 1] for c in s.citations] == [0]))
+        w = Verifier([texts[k] for k in it["sources"]], cache, idf, VerifySettings(attribution=False, learned=False))
+        w._known[" ".join(it["claim"].split())] = vec
+        out = w.verify(f"{it['claim']} [1]")
+        s = out.sentences[0] if out.sentences else None
+        off.append(bool(s and s.supported and [out.order[c - 1] for c in s.citations] == [0]))
+        if n % 500 == 0:
+            log(f"  {n}/{len(items)} ({time.perf_counter() - t0:.0f} s)")
+    res = {"x": np.stack(xs), "verifier": np.asarray(verifier), "words_only": np.asarray(off), "key": np.asarray(key)}
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(CACHE, **res)
+    return res
+
+
+# --- models --------------------------------------------------------------------------------------
+def columns(names: list[str], product: bool) -> Any:
+    idx = [FEATURES.index(f) for f in names]
+
+    def take(x: np.ndarray) -> np.ndarray:
+        return np.concatenate([x[:, idx]] + ([x[:, len(FEATURES):]] if product else []), axis=1)
+
+    return take
+
+
+def make(kind: str) -> Any:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if kind == "gbm":
+        return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, max_leaf_nodes=15, random_state=SEED)
+    if kind == "mlp":
+        return make_pipeline(StandardScaler(), MLPClassifier((32,), alpha=1e-2, max_iter=400, random_state=SEED))
+    return make_pipeline(StandardScaler(), LogisticRegression(C=0.1 if kind == "logistic_product" else 1.0,
+                                                              max_iter=3000))
+
+
+def threshold(p: np.ndarray, y: np.ndarray, gate: np.ndarray) -> float:
+    """The highest threshold keeping ``KEEP`` of the supported claims that ``gate`` passes."""
+    sup = np.sort(p[(y == 1) & gate])
+    need = int(np.ceil(KEEP * (y == 1).sum()))
+    if not len(sup):
+        return 0.5
+    return float(sup[max(0, min(len(sup) - 1, len(sup) - need))])
+
+
+def fit_predict(kind: str, take: Any, x: np.ndarray, y: np.ndarray, groups: np.ndarray, train: np.ndarray,
+                test: np.ndarray, gate: np.ndarray) -> tuple[np.ndarray, float, Any]:
+    from sklearn.model_selection import GroupKFold
+
+    oof = np.zeros(len(train))
+    for a, b in GroupKFold(3).split(train, groups=groups[train]):
+        m = make(kind).fit(take(x[train[a]]), y[train[a]])
+        oof[b] = m.predict_proba(take(x[train[b]]))[:, 1]
+    t = threshold(oof, y[train], gate[train])
+    model = make(kind).fit(take(x[train]), y[train])
+    return model.predict_proba(take(x[test]))[:, 1], t, model
+
+
+def rates(passed: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    return float(passed[y == 0].mean()), float(passed[y == 1].mean())
+
+
+def auc(p: np.ndarray, y: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(y, p))
+
+
+def ms(vals: list[float]) -> str:
+    return f"{statistics.mean(vals):.3f} ± {statistics.stdev(vals):.3f}"
+
+
+def gates(x: np.ndarray, verifier: np.ndarray, words_only: np.ndarray, drops: bool) -> dict[str, np.ndarray]:
+    """The decisions the learned check is ANDed with: the support bar alone, today's verifier (the bar
+    and every rule family: the product's), and with ``drops`` the bar and one rule family."""
+    out = {"bar": words_only, "verifier": verifier}
+    if drops:
+        for r in RULES:
+            out[f"bar + {r}"] = words_only & (x[:, FEATURES.index(r)] < 0.5)
+    return out
+
+
+def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], variants: dict[str, tuple[str, list[str], bool]],
+                   drops: bool = False) -> dict[str, Any]:
+    from sklearn.model_selection import GroupKFold
+
+    x, verifier, words_only = data["x"], data["verifier"], data["words_only"]
+    y = np.asarray([it["label"] == "supported" for it in items], int)
+    groups = np.asarray([it["group"] for it in items])
+    origin = np.asarray([it["origin"] for it in items])
+    kinds = np.asarray([it["kind"] for it in items])
+    splits = list(GroupKFold(FOLDS).split(x, groups=groups))
+    out: dict[str, Any] = {"n": len(items), "folds": FOLDS, "keep_target": KEEP, "rows": {}, "by_origin": {}, "by_kind": {}}
+    table: dict[str, dict[str, list[float]]] = {}
+    passed_all: dict[str, np.ndarray] = {}
+    gate_of = gates(x, verifier, words_only, drops)
+
+    def add(name: str, passed: np.ndarray, test: np.ndarray, p: np.ndarray | None) -> None:
+        row = table.setdefault(name, {"auc": [], "unsupported_passed": [], "supported_kept": []})
+        u, s = rates(passed, y[test])
+        row["unsupported_passed"].append(u)
+        row["supported_kept"].append(s)
+        if p is not None:
+            row["auc"].append(auc(p, y[test]))
+        passed_all.setdefault(name, np.zeros(len(y), bool))[test] = passed
+
+    for train, test in splits:
+        add("verifier (today)", verifier[test], test, None)
+        add("support bar alone (words only)", words_only[test], test, None)
+        for name, (kind, feats, product) in variants.items():
+            take = columns(feats, product)
+            p, t, _ = fit_predict(kind, take, x, y, groups, train, test, np.ones(len(y), bool))
+            add(f"{name} alone", p >= t, test, p)
+            for gname, gate in (gate_of.items() if name == CHOSEN else list(gate_of.items())[:2]):
+                p, t, _ = fit_predict(kind, take, x, y, groups, train, test, gate)
+                add(f"{gname} AND {name}", (p >= t) & gate[test], test, p)
+    for name, row in table.items():
+        out["rows"][name] = {k: ms(v) for k, v in row.items() if v}
+    for name, passed in passed_all.items():
+        out["by_origin"][name] = {o: dict(zip(("unsupported_passed", "supported_kept"),
+                                              (round(v, 3) for v in rates(passed[origin == o], y[origin == o])), strict=True))
+                                  for o in sorted(set(origin))}
+        out["by_kind"][name] = {k: round(float(passed[kinds == k].mean()), 3) for k in sorted(set(kinds))}
+    return out
+
+
+def fit_final(items: list[dict[str, Any]], data: dict[str, np.ndarray], kind: str, feats: list[str],
+              product: bool) -> dict[str, Any]:
+    """The chosen model on every item; its threshold from grouped out-of-fold probabilities."""
+    x, gate = data["x"], data["verifier"]
+    y = np.asarray([it["label"] == "supported" for it in items], int)
+    groups = np.asarray([it["group"] for it in items])
+    take = columns(feats, product)
+    allidx = np.arange(len(y))
+    _, t, model = fit_predict(kind, take, x, y, groups, allidx, allidx[:1], gate)
+    scaler, lr = model.steps[0][1], model.steps[-1][1]
+    return {"features": feats, "product": product, "mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(),
+            "weights": lr.coef_[0].tolist(), "bias": float(lr.intercept_[0]), "threshold": t}
+
+
+BASE = [f for f in FEATURES if not f.startswith("rule_")]
+VARIANTS = {
+    "logistic": ("logistic", list(FEATURES), False),
+    "logistic+product": ("logistic_product", list(FEATURES), True),
+    "logistic without rule features": ("logistic", BASE, False),
+    "gbm": ("gbm", list(FEATURES), False),
+    "mlp": ("mlp", list(FEATURES), False),
+}
+CHOSEN = "logistic"
+
+
+def bench(items: list[dict[str, Any]], texts: dict[str, str], n: int = 300) -> dict[str, float]:
+    """Milliseconds per claim of the learned check (features + model, ``support.why_not``) and of a
+    whole one-sentence ``verify`` with and without it, the claim's vector computed beforehand."""
+    from assistant.evidence.scoring import SentenceCache
+    from assistant.settings import Settings, VerifySettings
+    from assistant.store.embeddings import make_embedder
+    from assistant.store.idf import Idf
+    from assistant.verify import support
+    from assistant.verify.citations import Verifier
+
+    sample = items[:: max(1, len(items) // n)][:n]
+    cache = SentenceCache(make_embedder(Settings()))
+    idf = Idf(texts.values())
+    vecs = np.asarray(cache.embedder([it["claim"] for it in sample]), np.float32)
+    cache.get(list(dict.fromkeys(texts[k] for it in sample for k in it["sources"])))
+    spent = {"learned_check": 0.0, "verify_with": 0.0, "verify_without": 0.0}
+    for it, vec in zip(sample, vecs, strict=True):
+        for mode, learned in (("verify_with", True), ("verify_without", False)):
+            v = Verifier([texts[k] for k in it["sources"]], cache, idf, VerifySettings(learned=learned))
+            v._known[" ".join(it["claim"].split())] = vec
+            v._embedded()
+            t = time.perf_counter()
+            v.verify(f"{it['claim']} [1]")
+            spent[mode] += time.perf_counter() - t
+        j = context(v, it["claim"], vec)
+        t = time.perf_counter()
+        support.why_not(v, j, 0)
+        spent["learned_check"] += time.perf_counter() - t
+    return {k: round(1e3 * s / len(sample), 2) for k, s in spent.items()}
+
+
+def counts(items: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for it in items:
+        k = f"{it['origin']}/{it['label']}/{it['kind']}"
+        out[k] = out.get(k, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.support_fit", description=__doc__.split("\n")[0])
+    ap.add_argument("command", choices=("fit", "table", "bench"), nargs="?", default="fit")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated model variants to compare")
+    ap.add_argument("--out", default=None, help="table: also write the result here (JSON)")
+    ap.add_argument("--drops", action="store_true", help="also the bar and each one rule family ANDed with the model")
+    args = ap.parse_args(argv)
+    items, texts = load_items()
+    if args.command == "bench":
+        print(json.dumps(bench(items, texts), indent=1))
+        return 0
+    data = compute(items, texts)
+    variants = {k: VARIANTS[k] for k in args.variants.split(",")}
+    result = cross_validate(items, data, variants, drops=args.drops)
+    result["counts"] = counts(items)
+    print(json.dumps(result["rows"], indent=1))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if args.command == "fit":
+        kind, feats, product = VARIANTS[CHOSEN]
+        spec = fit_final(items, data, kind, feats, product)
+        MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
+        MODEL_PATH.write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+        FIT_PATH.write_text(json.dumps({"command": "python -m evals.fit support", "date": time.strftime("%Y-%m-%d"),
+                                        "chosen": CHOSEN, "threshold": spec["threshold"], **result}, indent=1) + "\n",
+                            encoding="utf-8")
+        log(f"wrote {MODEL_PATH} and {FIT_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
