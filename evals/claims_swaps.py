@@ -127,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("readers", nargs="?", default=None, help="written: the readers' folder (out/C*.jsonl, abstracts)")
     args = ap.parse_args(argv)
     if args.command == "written":
-        print(copy_written(Path(args.readers or "/work/readers")))
+        if not args.readers:
+            ap.error("written: name the readers' folder (out/C*.jsonl and the abstracts they read)")
+        print(copy_written(Path(args.readers)))
         return 0
     corpus, cache, _ = mis._parts()
     keys = list(corpus)
