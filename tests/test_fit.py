@@ -150,7 +150,8 @@ def test_every_fit_file_is_rebuilt_by_make_fit() -> None:
                "lists.json": "evals.lists fit", "list_followups.json": "evals.list_followups fit",
                "list_followups_answer.json": "evals.list_followups cutoff",
                "list_followups_meaning.json": "evals.list_followups meaning",
-               "shapes_model.json": "evals.shapes_model fit", "declines.json": "evals.declines fit"}
+               "shapes_model.json": "evals.shapes_model fit", "declines.json": "evals.declines fit",
+               "support.json": "evals.fit support"}
     caches = {"shapes_model_cache.jsonl", "declines_cache.jsonl"}  # the local model's readings the fits read
     assert {p.name for p in (root / "evals" / "fits").iterdir()} == set(writers) | caches
     for name, command in writers.items():
