@@ -202,14 +202,14 @@ def test_the_none_mentions_answer_shows_the_neighbours_sentences_closest_to_the_
 def test_the_quote_prefers_the_papers_own_claim_then_the_closest() -> None:
     import numpy as np
 
-    from assistant.collection.followups import _stating, own_claim
+    from assistant.collection.followups import own_claim, stating_index
 
     text = "Prior work compresses prompts. We propose a compression method. It is fast."
     spans = [(0, 30), (31, 63), (64, 75)]
     assert own_claim(text[31:63]) and not own_claim(text[0:30])
-    assert _stating(text, spans, np.array([0.9, 0.5, 0.1])) == 1  # the paper's own claim over a closer background sentence
-    assert _stating(text, spans, np.array([0.9, 0.5, 0.1]), [True, False, True]) == 0  # only among the eligible
-    assert _stating("A. B.", [(0, 2), (3, 5)], np.array([0.1, 0.4])) == 1  # none in the first person: the closest
+    assert stating_index(text, spans, np.array([0.9, 0.5, 0.1])) == 1  # the paper's own claim over a closer background sentence
+    assert stating_index(text, spans, np.array([0.9, 0.5, 0.1]), [True, False, True]) == 0  # only among the eligible
+    assert stating_index("A. B.", [(0, 2), (3, 5)], np.array([0.1, 0.4])) == 1  # none in the first person: the closest
 
 
 def test_the_whole_answer_fit_shows_what_each_branch_of_the_follow_up_shows() -> None:
