@@ -33,6 +33,7 @@ FEATURES = ("dense", "lexical", "dense_doc", "lexical_doc", "dense_all", "lexica
             "position", "first", "last", "length", "numbers", "names", "has_number")
 # digits with their decimal part (a figure the question repeats: "2.7", "128")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)?")
+# a word with its inner hyphens and dots kept (GPT-4, Llama-3.1): orthography, from no question set
 _WORD = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\b")
 
 
