@@ -132,10 +132,12 @@ def compute(items: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, np.
 
 # --- models --------------------------------------------------------------------------------------
 def columns(names: list[str], product: bool) -> Any:
-    idx = [FEATURES.index(f) for f in names]
+    """``ce``: the cross-encoder's logit, the column after ``FEATURES`` in ``with_ce``'s rows."""
+    idx = [len(FEATURES) if f == "ce" else FEATURES.index(f) for f in names]
 
     def take(x: np.ndarray) -> np.ndarray:
-        return np.concatenate([x[:, idx]] + ([x[:, len(FEATURES):]] if product else []), axis=1)
+        start = len(FEATURES) + ("ce" in names)
+        return np.concatenate([x[:, idx]] + ([x[:, start:]] if product else []), axis=1)
 
     return take
 
@@ -201,17 +203,26 @@ def gates(x: np.ndarray, verifier: np.ndarray, words_only: np.ndarray, drops: bo
     return out
 
 
+def with_ce(data: dict[str, np.ndarray], ce: np.ndarray) -> dict[str, np.ndarray]:
+    """The features with the cross-encoder's logit as one more named column (``CE``), before the
+    vector product part."""
+    x = data["x"]
+    logit = np.log(np.clip(ce, 1e-6, 1 - 1e-6) / np.clip(1 - ce, 1e-6, 1))[:, None].astype(x.dtype)
+    return {**data, "x": np.concatenate([x[:, :len(FEATURES)], logit, x[:, len(FEATURES):]], axis=1), "ce": ce}
+
+
 def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], variants: dict[str, tuple[str, list[str], bool]],
-                   drops: bool = False) -> dict[str, Any]:
+                   drops: bool = False, folds: int = FOLDS) -> dict[str, Any]:
     from sklearn.model_selection import GroupKFold
 
     x, verifier, words_only = data["x"], data["verifier"], data["words_only"]
+    ce = data.get("ce")
     y = np.asarray([it["label"] == "supported" for it in items], int)
     groups = np.asarray([it["group"] for it in items])
     origin = np.asarray([it["origin"] for it in items])
     kinds = np.asarray([it["kind"] for it in items])
-    splits = list(GroupKFold(FOLDS).split(x, groups=groups))
-    out: dict[str, Any] = {"n": len(items), "folds": FOLDS, "keep_target": KEEP, "rows": {}, "by_origin": {}, "by_kind": {}}
+    splits = list(GroupKFold(folds).split(x, groups=groups))
+    out: dict[str, Any] = {"n": len(items), "folds": folds, "keep_target": KEEP, "rows": {}, "by_origin": {}, "by_kind": {}}
     table: dict[str, dict[str, list[float]]] = {}
     passed_all: dict[str, np.ndarray] = {}
     gate_of = gates(x, verifier, words_only, drops)
@@ -228,7 +239,15 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
     for train, test in splits:
         add("verifier (today)", verifier[test], test, None)
         add("support bar alone (words only)", words_only[test], test, None)
+        if ce is not None:  # out-of-fold already (evals.train_support_ce cv, the same folds)
+            for gname, gate in list(gate_of.items())[:2]:
+                t = threshold(ce[train], y[train], gate[train])
+                add(f"{gname} AND cross-encoder", (ce[test] >= t) & gate[test], test, ce[test])
+            t = threshold(ce[train], y[train], np.ones(len(y), bool)[train])
+            add("cross-encoder alone", ce[test] >= t, test, ce[test])
         for name, (kind, feats, product) in variants.items():
+            if "ce" in feats and ce is None:
+                continue
             take = columns(feats, product)
             p, t, _ = fit_predict(kind, take, x, y, groups, train, test, np.ones(len(y), bool))
             add(f"{name} alone", p >= t, test, p)
@@ -266,6 +285,8 @@ VARIANTS = {
     "logistic without rule features": ("logistic", BASE, False),
     "gbm": ("gbm", list(FEATURES), False),
     "mlp": ("mlp", list(FEATURES), False),
+    "logistic+ce": ("logistic", [*FEATURES, "ce"], False),
+    "logistic+ce without rule features": ("logistic", [*BASE, "ce"], False),
 }
 CHOSEN = "logistic"
 
@@ -315,14 +336,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated model variants to compare")
     ap.add_argument("--out", default=None, help="table: also write the result here (JSON)")
     ap.add_argument("--drops", action="store_true", help="also the bar and each one rule family ANDed with the model")
+    ap.add_argument("--folds", type=int, default=FOLDS, help="grouped folds (by the cited abstract)")
+    ap.add_argument("--ce", default=None,
+                    help="the cross-encoder's out-of-fold probabilities (evals.train_support_ce cv, the same --folds)")
     args = ap.parse_args(argv)
     items, texts = load_items()
     if args.command == "bench":
         print(json.dumps(bench(items, texts), indent=1))
         return 0
     data = compute(items, texts)
+    if args.ce:
+        oof = json.loads(Path(args.ce).read_text(encoding="utf-8"))
+        if oof.get("n_folds") != args.folds:
+            raise SystemExit(f"{args.ce}: made with {oof.get('n_folds')} folds, not --folds {args.folds}")
+        data = with_ce(data, np.asarray([oof["p"][it["id"]] for it in items], np.float32))
     variants = {k: VARIANTS[k] for k in args.variants.split(",")}
-    result = cross_validate(items, data, variants, drops=args.drops)
+    result = cross_validate(items, data, variants, drops=args.drops, folds=args.folds)
     result["counts"] = counts(items)
     print(json.dumps(result["rows"], indent=1))
     if args.out:

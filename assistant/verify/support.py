@@ -34,7 +34,7 @@ import numpy as np
 
 from assistant.evidence.scoring import coverage, terms
 from assistant.language.support_words import COMPARATIVE, DIRECTION, HEDGE, NEGATION, UNIVERSAL
-from assistant.verify import attribution
+from assistant.verify import attribution, support_ce
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "support.json"
 
@@ -64,9 +64,10 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z][a-z-]*", text.lower()))
 
 
-def features(v: Any, j: Judged, i: int) -> np.ndarray:
-    """The feature vector (``FEATURES`` order, then the product part) of source ``i`` for the claim;
-    ``v``: the Verifier (its sources' spans, terms and vectors, and its IDF)."""
+def features(v: Any, j: Judged, i: int, ce: bool = False) -> np.ndarray:
+    """The feature vector (``FEATURES`` order, with ``ce`` the cross-encoder's logit, then the
+    product part) of source ``i`` for the claim; ``v``: the Verifier (its sources' spans, terms
+    and vectors, and its IDF)."""
     src = v.sources[i]
     claim = j.claim
     ct = terms(claim)
@@ -116,8 +117,26 @@ def features(v: Any, j: Judged, i: int) -> np.ndarray:
         float(bool(unmentioned)), float(why_numbers is not None), float(relation),
         float(j.origin is not None and j.origin != i), float(score1 < j.bar),
     ]
+    if ce:
+        x.append(_ce_logit(v, j, i))
     best_vec = src.vectors[top[0]] if top else np.zeros_like(j.vec)
     return np.concatenate([np.asarray(x, np.float32), (j.vec * best_vec).astype(np.float32)])
+
+
+def _ce_logit(v: Any, j: Judged, i: int) -> float:
+    model = support_ce.load()
+    if model is None:
+        raise FileNotFoundError(f"{support_ce.MODEL_PATH} is missing: the support model reads it (make train)")
+    p = float(np.clip(model.probs([(j.claim, evidence(v, j, i))])[0], 1e-6, 1 - 1e-6))
+    return float(np.log(p / (1 - p)))
+
+
+def evidence(v: Any, j: Judged, i: int, n: int = 3) -> str:
+    """What the cross-encoder reads of source ``i`` for the claim: its ``n`` best sentences for it
+    (``j.ranked``), in the abstract's order."""
+    src = v.sources[i]
+    best = sorted(k for _, k in j.ranked.get(i, [])[:n])
+    return " ".join(src.text[a:b].strip() for a, b in (src.sentences[k] for k in best))
 
 
 def _abstract_terms(v: Any, i: int) -> set[str]:
@@ -138,12 +157,13 @@ class SupportModel:
         self.weights = np.asarray(spec["weights"], np.float32)
         self.bias = float(spec["bias"])
         self.threshold = float(spec["threshold"])
-        self._cols = [FEATURES.index(f) for f in self.features]
+        self.ce = "ce" in self.features
+        self._cols = [len(FEATURES) if f == "ce" else FEATURES.index(f) for f in self.features]
 
     def select(self, x: np.ndarray) -> np.ndarray:
-        """The model's columns of full feature rows (``features`` output)."""
+        """The model's columns of full feature rows (``features`` output, with ``ce`` when it reads it)."""
         x = np.atleast_2d(x)
-        parts = [x[:, self._cols]] + ([x[:, len(FEATURES):]] if self.product else [])
+        parts = [x[:, self._cols]] + ([x[:, len(FEATURES) + self.ce:]] if self.product else [])
         return np.concatenate(parts, axis=1)
 
     def prob(self, x: np.ndarray) -> np.ndarray:
@@ -168,5 +188,5 @@ def why_not(v: Any, judged: Judged, i: int) -> str | None:
     model = load()
     if model is None or not judged.ranked.get(i):
         return None
-    ok, p = model.passes(features(v, judged, i))
+    ok, p = model.passes(features(v, judged, i, ce=model.ce))
     return None if ok else f"the learned support check finds it not stated (p={p:.2f}, needs {model.threshold:.2f})"
