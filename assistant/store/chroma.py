@@ -269,6 +269,11 @@ class Store:
             return False
         return time.time() - float(meta.get("ingest_beat") or 0.0) < self.settings.store.ingest_stale_after_s
 
+    def doc_count(self) -> int:
+        """How many abstracts the index holds (the docs collection only: counting the chunks loads
+        their vector segment, which costs time that grows with the library)."""
+        return int(self.call("counting", self.docs.count))
+
     def counts(self) -> dict[str, int]:
         return {"abstracts": self.call("counting", self.docs.count), "chunks": self.call("counting", self.chunks.count)}
 
