@@ -22,6 +22,7 @@ ABSTRACT_VECTORS = "whole-abstract-v1"  # what the docs collection's vectors are
 # Every doc's metadata carries ``files`` (the files it came from), ``is_version`` and its MinHash
 # bands, so ingest looks up only what it touches (see has_catalog).
 CATALOG = "files-version-minhash-v1"
+SEGMENT_RECHECK_S = 0.5  # a segment's files are rewritten one after another; a mismatch is read twice
 SERVER_TIMEOUT_S = 30.0  # a hung Chroma server: fail with a StoreError instead of waiting forever
 
 
@@ -145,7 +146,11 @@ class Store:
             if header != b"SQLite format 3\x00":
                 raise StoreError(f"{self.where}: {db} is not an SQLite database (damaged or overwritten). {self.way_out}")
         for segment in segments:
-            if (problem := segment_problem(segment)) is not None:
+            problem = segment_problem(segment)
+            if problem is not None:  # or another process's ingest persisting it now: read it once more
+                time.sleep(SEGMENT_RECHECK_S)
+                problem = segment_problem(segment)
+            if problem is not None:
                 raise StoreError(f"{self.where}: cannot open the index ({problem}). {self.way_out}")
 
     def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
