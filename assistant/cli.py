@@ -166,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _query(assistant: Any, args: argparse.Namespace) -> int:
-    if not assistant.store.counts()["abstracts"]:
+    if not assistant.store.doc_count():
         if args.command == "search" and args.json:
             print(json.dumps({"query": args.query, "hits": []}, indent=2, ensure_ascii=False))
         print(NO_INDEX, file=sys.stderr)

@@ -113,6 +113,8 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "db-deleted": (lambda c: (c / "chroma.sqlite3").unlink(), "is missing"),
     "segments-garbage": (lambda c: [f.write_bytes(os.urandom(max(f.stat().st_size, 64))) for f in _segments(c)],
                          "cannot open the index"),
+    "segment-truncated": (lambda c: [os.truncate(f, f.stat().st_size // 3) for f in _segments(c) if f.name == "data_level0.bin"],
+                          "cannot open the index"),
     "folder-is-a-file": (lambda c: (shutil.rmtree(c), c.write_text("not a folder")), "is a file, not an index folder"),
 }
 

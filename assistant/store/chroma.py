@@ -9,6 +9,7 @@ so an interrupted ingest leaves at most orphan chunks, which the next ingest swe
 from __future__ import annotations
 
 import json
+import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ ABSTRACT_VECTORS = "whole-abstract-v1"  # what the docs collection's vectors are
 # Every doc's metadata carries ``files`` (the files it came from), ``is_version`` and its MinHash
 # bands, so ingest looks up only what it touches (see has_catalog).
 CATALOG = "files-version-minhash-v1"
+SEGMENT_RECHECK_S = 0.5  # a segment's files are rewritten one after another; a mismatch is read twice
 SERVER_TIMEOUT_S = 30.0  # a hung Chroma server: fail with a StoreError instead of waiting forever
 
 
@@ -73,9 +75,11 @@ class Store:
             self.chunks = self.client.get_or_create_collection(
                 f"{settings.collection_prefix}_chunks", embedding_function=None, metadata=meta
             )
-            # Chroma opens lazily: read both collections now, so a damaged index fails here, clearly.
+            # Chroma opens lazily: read the docs collection now, so a damaged database fails here,
+            # clearly. The vector segments were checked by their headers (_check_segments): loading
+            # the chunks' segment costs time that grows with the library, and a search that maps
+            # the vectors (assistant/store/mirror.py) never needs it.
             self.docs.count()
-            self.chunks.count()
         except BaseException as exc:  # chromadb raises many kinds (and Rust panics); all mean the same
             _reraise_interrupts(exc)
             raise StoreError(f"{self.where}: cannot open the index ({_describe(exc)}). {self.way_out}") from exc
@@ -141,6 +145,13 @@ class Store:
                 header = f.read(16)
             if header != b"SQLite format 3\x00":
                 raise StoreError(f"{self.where}: {db} is not an SQLite database (damaged or overwritten). {self.way_out}")
+        for segment in segments:
+            problem = segment_problem(segment)
+            if problem is not None:  # or another process's ingest persisting it now: read it once more
+                time.sleep(SEGMENT_RECHECK_S)
+                problem = segment_problem(segment)
+            if problem is not None:
+                raise StoreError(f"{self.where}: cannot open the index ({problem}). {self.way_out}")
 
     def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run a Chroma call, turning any failure into a StoreError a user can act on."""
@@ -263,6 +274,11 @@ class Store:
             return False
         return time.time() - float(meta.get("ingest_beat") or 0.0) < self.settings.store.ingest_stale_after_s
 
+    def doc_count(self) -> int:
+        """How many abstracts the index holds (the docs collection only: counting the chunks loads
+        their vector segment, which costs time that grows with the library)."""
+        return int(self.call("counting", self.docs.count))
+
     def counts(self) -> dict[str, int]:
         return {"abstracts": self.call("counting", self.docs.count), "chunks": self.call("counting", self.chunks.count)}
 
@@ -285,6 +301,31 @@ def doc_metadata(doc: StoredDoc) -> dict[str, Any]:
     meta.update(original=doc.original, label=doc.label, sources=json.dumps(doc.sources), work_id=doc.work_id,
                 files=sorted(doc.files) or [""], is_version=doc.work_id != doc.doc_id)
     return meta
+
+
+_HNSW_HEADER = struct.Struct("<iQQQQQQiIQQQdQ")  # hnswlib's header.bin as Chroma writes it (100 bytes)
+
+
+def segment_problem(folder: Path) -> str | None:
+    """What is wrong with one vector segment folder's files, read from its 100-byte header and the
+    files' sizes (never loading the graph), or None. A folder without a header has not been
+    persisted yet (Chroma writes it past ``hnsw:sync_threshold`` items) unless its data file exists."""
+    header, data, length = folder / "header.bin", folder / "data_level0.bin", folder / "length.bin"
+    if not header.exists():
+        return f"{data} has no header.bin beside it" if data.exists() else None
+    try:
+        raw = header.read_bytes()
+        (version, offset0, max_elements, count, per_element, label_offset, offset_data, _level, _entry,
+         _max_m, _max_m0, m, mult, _ef) = _HNSW_HEADER.unpack(raw[: _HNSW_HEADER.size])
+        data_size, length_size = data.stat().st_size, length.stat().st_size
+    except (OSError, struct.error) as exc:
+        return f"segment file {header} is unreadable ({type(exc).__name__})"
+    rows = data_size // per_element if per_element > 0 else -1
+    sane = (version == 1 and offset0 == 0 and 0 < per_element < 1 << 24 and count <= max_elements
+            and label_offset < per_element and offset_data < per_element and 0 < m < 1 << 16
+            and 0.0 < mult < 10.0 and rows >= count and data_size == rows * per_element
+            and length_size == 4 * rows)
+    return None if sane else f"segment file {header} does not describe {data.name} and {length.name}: damaged"
 
 
 def _reraise_interrupts(exc: BaseException) -> None:
