@@ -22,7 +22,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -298,11 +298,21 @@ class AnswerSettings(BaseModel):
         "fit: evals/fits/answer.json (= decision.caveat_below; 0.35 / 0.5 no better: its relevance does not "
         "separate gold from filler)"))
     max_sentences: int = Field(4, description="sanity bound: a few sentences, as the product promises")
-    composer: Literal["learned", "rules"] = Field(
-        "learned", description="How a one-fact answer picks its sentences: 'learned' shows the sentence the "
-        "learned scorer (assistant/evidence/scorer.py, fitted on readers' labels by `python -m evals.fit_sentences "
-        "fit`) finds likeliest to answer, and a second only when its own probability reaches the fitted bar; "
-        "'rules' is the earlier hand-tuned choice (assistant/extractive.py choose).")
+    composer: Literal["learned"] = Field(
+        "learned", description="How a one-fact answer picks its sentences: the sentence the learned scorer "
+        "(assistant/evidence/scorer.py, fitted on readers' labels by `python -m evals.fit_sentences fit`) finds "
+        "likeliest to answer, and a second only when its own probability reaches the fitted bar. The earlier "
+        "'rules' choice is retired (the learned composer measured better, docs/learned.md); 'rules' is refused "
+        "with that reason.")
+
+    @field_validator("composer", mode="before")
+    @classmethod
+    def _composer_retired(cls, value: Any) -> Any:
+        if value == "rules":
+            raise ValueError("answer.composer 'rules' is retired: the learned composer replaced it (docs/learned.md); "
+                             "use 'learned' or leave the setting out")
+        return value
+
     max_question_chars: int = Field(1000, description="longer questions are cut (the answer says so); sanity bound")
     short_question_terms: int = Field(8, description=(
         "a follow-up is short: a pronoun in a longer question refers inside it"))

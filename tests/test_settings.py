@@ -109,3 +109,9 @@ def test_product_code_says_what_it_does_not_when_it_changed() -> None:
              for path in sorted((root / package).rglob("*.py"))
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if history.search(line)]
     assert not found
+
+
+def test_retired_rules_composer_is_refused_with_its_reason() -> None:
+    with pytest.raises(ValueError, match="retired"):
+        Settings(answer={"composer": "rules"})
+    assert Settings(answer={"composer": "learned"}).answer.composer == "learned"
