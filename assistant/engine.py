@@ -158,8 +158,7 @@ class AnswerEngine:
 
     def _retrieve(self, turn: Turn, base: Answer) -> None:
         q = turn.read = read(turn.question, turn.history, turn.backend, turn.k, turn.exclude, turn.filters,
-                             self.settings.answer.short_question_terms,
-                             learned=self.settings.collection.shape_reader == "learned")
+                             self.settings.answer.short_question_terms)
         query = q.standalone
         condensed = query != turn.question and turn.backend == "openai"
         if condensed:

@@ -352,12 +352,20 @@ class CollectionSettings(BaseModel):
     both fitted by ``python -m evals.lists fit`` (5-fold CV on evals/datasets/lists.jsonl,
     evals/fits/lists.json)."""
 
-    shape_reader: Literal["learned", "rules"] = Field(
-        "learned", description="Which reading decides a question's kind (fact, list, compare, overview): "
-        "'learned' is the TF-IDF model fitted on readers' labelled questions (assistant/question/shape_learned.py, "
-        "`python -m evals.fit_shapes fit`: held out by writer 0.85-0.93 of kinds right where the frame rules "
-        "get 0.77-0.83), the frames still reading the topic; 'rules' is the frames alone "
-        "(assistant/question/shape.py detect).")
+    shape_reader: Literal["learned"] = Field(
+        "learned", description="Which reading decides a question's kind (fact, list, compare, overview): the "
+        "TF-IDF model fitted on readers' labelled questions (assistant/question/shape_learned.py, `python -m "
+        "evals.fit_shapes fit`: held out by writer 0.85-0.93 of kinds right where the frame rules get 0.77-0.83), "
+        "the frames still reading the topic. The frames-alone 'rules' reading is retired (docs/learned.md); "
+        "'rules' is refused with that reason.")
+
+    @field_validator("shape_reader", mode="before")
+    @classmethod
+    def _shape_reader_retired(cls, value: Any) -> Any:
+        if value == "rules":
+            raise ValueError("collection.shape_reader 'rules' is retired: the learned reader replaced the frames' "
+                             "kind (docs/learned.md); use 'learned' or leave the setting out")
+        return value
 
     candidates: int = Field(100, description=(
         "abstracts read per list question; `python -m evals.lists fit --candidates N`: held-out recall 0.929 at 40, "

@@ -111,7 +111,10 @@ def test_product_code_says_what_it_does_not_when_it_changed() -> None:
     assert not found
 
 
-def test_retired_rules_composer_is_refused_with_its_reason() -> None:
-    with pytest.raises(ValueError, match="retired"):
+def test_retired_rules_options_are_refused_with_their_reason() -> None:
+    with pytest.raises(ValueError, match="composer 'rules' is retired"):
         Settings(answer={"composer": "rules"})
-    assert Settings(answer={"composer": "learned"}).answer.composer == "learned"
+    with pytest.raises(ValueError, match="shape_reader 'rules' is retired"):
+        Settings(collection={"shape_reader": "rules"})
+    s = Settings(answer={"composer": "learned"}, collection={"shape_reader": "learned"})
+    assert s.answer.composer == s.collection.shape_reader == "learned"
