@@ -265,6 +265,13 @@ class DecisionSettings(BaseModel):
                 "read_lexical": self.w_read_lexical, "agreement": self.w_agreement, "bm25_margin": self.w_bm25_margin}
 
 
+def _retired_rules(value: Any, setting: str) -> Any:
+    if value == "rules":
+        raise ValueError(f"{setting} 'rules' is retired: the learned reading replaced it (docs/learned.md); "
+                         "use 'learned' or leave the setting out")
+    return value
+
+
 class AnswerSettings(BaseModel):
     """Evidence and the extractive answer (assistant/evidence/scoring.py, assistant/compose/extractive.py).
     Fitted by ``python -m evals.fit answer --sets dev,generated,calibration`` (5-fold CV on key
@@ -305,13 +312,7 @@ class AnswerSettings(BaseModel):
         "'rules' choice is retired (the learned composer measured better, docs/learned.md); 'rules' is refused "
         "with that reason.")
 
-    @field_validator("composer", mode="before")
-    @classmethod
-    def _composer_retired(cls, value: Any) -> Any:
-        if value == "rules":
-            raise ValueError("answer.composer 'rules' is retired: the learned composer replaced it (docs/learned.md); "
-                             "use 'learned' or leave the setting out")
-        return value
+    _no_rules = field_validator("composer", mode="before")(lambda cls, v: _retired_rules(v, "answer.composer"))
 
     max_question_chars: int = Field(1000, description="longer questions are cut (the answer says so); sanity bound")
     short_question_terms: int = Field(8, description=(
@@ -359,13 +360,8 @@ class CollectionSettings(BaseModel):
         "the frames still reading the topic. The frames-alone 'rules' reading is retired (docs/learned.md); "
         "'rules' is refused with that reason.")
 
-    @field_validator("shape_reader", mode="before")
-    @classmethod
-    def _shape_reader_retired(cls, value: Any) -> Any:
-        if value == "rules":
-            raise ValueError("collection.shape_reader 'rules' is retired: the learned reader replaced the frames' "
-                             "kind (docs/learned.md); use 'learned' or leave the setting out")
-        return value
+    _no_rules = field_validator("shape_reader", mode="before")(
+        lambda cls, v: _retired_rules(v, "collection.shape_reader"))
 
     candidates: int = Field(100, description=(
         "abstracts read per list question; `python -m evals.lists fit --candidates N`: held-out recall 0.929 at 40, "
