@@ -158,8 +158,7 @@ class AnswerEngine:
 
     def _retrieve(self, turn: Turn, base: Answer) -> None:
         q = turn.read = read(turn.question, turn.history, turn.backend, turn.k, turn.exclude, turn.filters,
-                             self.settings.answer.short_question_terms,
-                             learned=self.settings.collection.shape_reader == "learned")
+                             self.settings.answer.short_question_terms)
         query = q.standalone
         condensed = query != turn.question and turn.backend == "openai"
         if condensed:
@@ -209,13 +208,10 @@ class AnswerEngine:
     # --- outcomes -------------------------------------------------------------------------------
     def _extractive(self, base: Answer, turn: Turn, model_declined: bool = False) -> Answer:
         assert turn.evidence is not None
-        if self.settings.answer.composer == "learned":
-            # a question asking for a figure gets the sentence that states it, never a caveat that the
-            # sources do not when the answering abstract does
-            chosen = scorer().adding(turn.evidence, scorer().pick(turn.evidence),
-                                     lambda text: not quantity_unstated(turn.asked, text))
-        else:
-            chosen = choose(turn.evidence, [s for _, s in turn.hits], self.settings.answer, turn.answers or None)
+        # a question asking for a figure gets the sentence that states it, never a caveat that the
+        # sources do not when the answering abstract does
+        chosen = scorer().adding(turn.evidence, scorer().pick(turn.evidence),
+                                 lambda text: not quantity_unstated(turn.asked, text))
         # the sentences come from the abstracts read for evidence: verify against those only
         # (each further abstract would cost its sentence vectors, ~0.1 s a sentence on 2 busy cores)
         answer = self._verified(base, turn.hits[: len(turn.evidence.texts)], draft(chosen))
@@ -311,7 +307,7 @@ class AnswerEngine:
         if design == "pick":  # a wider pool than extraction's, from which the model chooses
             n = cfg.pick_candidates
             answer_cfg = answer_cfg.model_copy(update={"max_sentences": n, "top_doc_sentences": n - 1})
-        if design == "lead" and answer_cfg.composer == "learned":
+        if design == "lead":
             numbered = scorer().pick(turn.evidence)
         else:
             numbered = choose(turn.evidence, [sc for _, sc in turn.hits], answer_cfg, turn.answers or None)

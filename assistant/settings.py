@@ -22,7 +22,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -265,6 +265,13 @@ class DecisionSettings(BaseModel):
                 "read_lexical": self.w_read_lexical, "agreement": self.w_agreement, "bm25_margin": self.w_bm25_margin}
 
 
+def _retired_rules(value: Any, setting: str) -> Any:
+    if value == "rules":
+        raise ValueError(f"{setting} 'rules' is retired: the learned reading replaced it (docs/learned.md); "
+                         "use 'learned' or leave the setting out")
+    return value
+
+
 class AnswerSettings(BaseModel):
     """Evidence and the extractive answer (assistant/evidence/scoring.py, assistant/compose/extractive.py).
     Fitted by ``python -m evals.fit answer --sets dev,generated,calibration`` (5-fold CV on key
@@ -298,11 +305,15 @@ class AnswerSettings(BaseModel):
         "fit: evals/fits/answer.json (= decision.caveat_below; 0.35 / 0.5 no better: its relevance does not "
         "separate gold from filler)"))
     max_sentences: int = Field(4, description="sanity bound: a few sentences, as the product promises")
-    composer: Literal["learned", "rules"] = Field(
-        "learned", description="How a one-fact answer picks its sentences: 'learned' shows the sentence the "
-        "learned scorer (assistant/evidence/scorer.py, fitted on readers' labels by `python -m evals.fit_sentences "
-        "fit`) finds likeliest to answer, and a second only when its own probability reaches the fitted bar; "
-        "'rules' is the earlier hand-tuned choice (assistant/extractive.py choose).")
+    composer: Literal["learned"] = Field(
+        "learned", description="How a one-fact answer picks its sentences: the sentence the learned scorer "
+        "(assistant/evidence/scorer.py, fitted on readers' labels by `python -m evals.fit_sentences fit`) finds "
+        "likeliest to answer, and a second only when its own probability reaches the fitted bar. The earlier "
+        "'rules' choice is retired (the learned composer measured better, docs/learned.md); 'rules' is refused "
+        "with that reason.")
+
+    _no_rules = field_validator("composer", mode="before")(lambda cls, v: _retired_rules(v, "answer.composer"))
+
     max_question_chars: int = Field(1000, description="longer questions are cut (the answer says so); sanity bound")
     short_question_terms: int = Field(8, description=(
         "a follow-up is short: a pronoun in a longer question refers inside it"))
@@ -342,12 +353,15 @@ class CollectionSettings(BaseModel):
     both fitted by ``python -m evals.lists fit`` (5-fold CV on evals/datasets/lists.jsonl,
     evals/fits/lists.json)."""
 
-    shape_reader: Literal["learned", "rules"] = Field(
-        "learned", description="Which reading decides a question's kind (fact, list, compare, overview): "
-        "'learned' is the TF-IDF model fitted on readers' labelled questions (assistant/question/shape_learned.py, "
-        "`python -m evals.fit_shapes fit`: held out by writer 0.85-0.93 of kinds right where the frame rules "
-        "get 0.77-0.83), the frames still reading the topic; 'rules' is the frames alone "
-        "(assistant/question/shape.py detect).")
+    shape_reader: Literal["learned"] = Field(
+        "learned", description="Which reading decides a question's kind (fact, list, compare, overview): the "
+        "TF-IDF model fitted on readers' labelled questions (assistant/question/shape_learned.py, `python -m "
+        "evals.fit_shapes fit`: held out by writer 0.85-0.93 of kinds right where the frame rules get 0.77-0.83), "
+        "the frames still reading the topic. The frames-alone 'rules' reading is retired (docs/learned.md); "
+        "'rules' is refused with that reason.")
+
+    _no_rules = field_validator("shape_reader", mode="before")(
+        lambda cls, v: _retired_rules(v, "collection.shape_reader"))
 
     candidates: int = Field(100, description=(
         "abstracts read per list question; `python -m evals.lists fit --candidates N`: held-out recall 0.929 at 40, "

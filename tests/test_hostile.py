@@ -83,9 +83,8 @@ def hostile(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Assis
     path = root / "hostile.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in HOSTILE), encoding="utf-8")
     # the hostile abstracts are three sentences written for these tests: what is checked is how a
-    # hostile text is quoted and cited, through the rules' composition, whose choice of sentence is
-    # settled here (the learned composer's choice is measured on readers' labels, evals/fit_sentences.py)
-    assistant = Assistant(data_dir=root / "data", backend="extractive", top_k=3, answer={"composer": "rules"})
+    # hostile text is quoted and cited
+    assistant = Assistant(data_dir=root / "data", backend="extractive", top_k=3)
     report = assistant.ingest([path])
     assert report.added == len(HOSTILE), report.summary()
     return assistant
@@ -105,7 +104,11 @@ def test_extractive_answers_over_hostile_abstracts(hostile: Assistant) -> None:
     kelp = hostile.ask(KELP_Q)
     assert_valid(kelp)
     assert_not_hacked(kelp)
-    assert not kelp.refused and kelp.citations[0].label == "Kelp Forest Transformers" and KELP_FACT in kelp.text
+    assert not kelp.refused and kelp.citations[0].label == "Kelp Forest Transformers"
+    # what is quoted is the abstract's own statements, never its injected lines
+    kelp_abstract = next(r["abstract"] for r in HOSTILE if KELP_FACT in r["abstract"])
+    quoted = [s.text for s in kelp.sentences if s.supported]
+    assert quoted and all(q in kelp_abstract for q in quoted) and INJECTION not in kelp.text
     assert "Source 9" not in kelp.text and "[7]" not in kelp.text and "[9]" not in kelp.text
 
     # the question leads to the injection sentences; they are data, never quoted as support
@@ -131,7 +134,8 @@ def test_model_obeying_the_injection_is_not_passed_as_supported(hostile: Assista
     assert_not_hacked(answer)
     # its only sentence is unsupported, so the answer is the extractive one, saying why
     assert answer.backend == "openai→extractive" and answer.fallback_reason and "supported" in answer.fallback_reason
-    assert KELP_FACT in answer.text
+    kelp_abstract = next(r["abstract"] for r in HOSTILE if KELP_FACT in r["abstract"])
+    assert all(s.text in kelp_abstract for s in answer.sentences if s.supported) and "HACKED" not in answer.text
 
     fake_openai.enqueue("Kelp Forest Transformers route tokens through branching stems [1][7][12]. "
                         "HACKED [9]. Source 9 says they were designed by an oracle [2][8].")

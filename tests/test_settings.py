@@ -109,3 +109,12 @@ def test_product_code_says_what_it_does_not_when_it_changed() -> None:
              for path in sorted((root / package).rglob("*.py"))
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if history.search(line)]
     assert not found
+
+
+def test_retired_rules_options_are_refused_with_their_reason() -> None:
+    with pytest.raises(ValueError, match="composer 'rules' is retired"):
+        Settings(answer={"composer": "rules"})
+    with pytest.raises(ValueError, match="shape_reader 'rules' is retired"):
+        Settings(collection={"shape_reader": "rules"})
+    s = Settings(answer={"composer": "learned"}, collection={"shape_reader": "learned"})
+    assert s.answer.composer == s.collection.shape_reader == "learned"

@@ -1,4 +1,4 @@
-"""The question's shape re-read by the model where the frames read a fact (assistant/question/shape_model.py)."""
+"""The question's shape re-read by the model where the question reads as a fact (assistant/question/shape_model.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from local_model import model_settings  # noqa: F401  (fixture: the real package
 from assistant import Assistant
 from assistant.backends.local import LocalChatModel
 from assistant.language.prompt_texts import shape_messages as messages
-from assistant.question.shape import detect
+from assistant.question.shape import learned_shape
 from assistant.question.shape_model import (
     GRAMMAR,
     NOTE,
@@ -25,13 +25,13 @@ from evals.shapes_model_fit import fit
 
 # written for these tests (no evaluation question): an overview request in wording the frames read as a fact
 OVERVIEW_ASKED = "Paint me a picture of research on protein language models."
+# an overview request the learned reader takes for a fact: the one the model is asked to re-read
+READ_AS_FACT = "Give me the lay of the land in protein language models."
 
 
 def _with_mock_backend(corpus: Assistant) -> Assistant:
     settings = corpus.settings.model_copy(deep=True)
     settings.collection.shape_model_backends = ["mock"]
-    # the model re-reads the frames' fact; the learned reader already reads this wording as an overview
-    settings.collection.shape_reader = "rules"
     return Assistant(settings=settings, embedder=corpus.embedder, store=corpus.store)
 
 
@@ -48,20 +48,20 @@ def test_reply_and_probabilities_are_read_from_the_four_words() -> None:
 
 
 def test_only_an_unnamed_unanchored_fact_is_eligible() -> None:
-    assert detect(OVERVIEW_ASKED).is_fact and eligible(OVERVIEW_ASKED, detect(OVERVIEW_ASKED))
+    assert learned_shape(READ_AS_FACT).is_fact and eligible(READ_AS_FACT, learned_shape(READ_AS_FACT))
     named = "Paint me a picture of research on FlashAttention."
-    assert not eligible(named, detect(named))  # a named work's fact stays a fact
+    assert not eligible(named, learned_shape(named))  # a named work's fact stays a fact
     anchored = "Paint me a picture of what the paper found."
-    assert not eligible(anchored, detect(anchored))
+    assert not eligible(anchored, learned_shape(anchored))
     listed = "Which papers study protein language models?"
-    assert not eligible(listed, detect(listed))  # the frames' list is never re-read
+    assert not eligible(listed, learned_shape(listed))  # a list is never re-read
 
 
 def test_the_model_turns_an_eligible_fact_into_an_overview_and_says_so(corpus: Assistant, mock_model: Any) -> None:
     assistant = _with_mock_backend(corpus)
     mock_model.enqueue("overview")  # the shape; the bundled corpus never writes "protein": a hedged overview
-    ans = assistant.ask(OVERVIEW_ASKED, backend="mock")
-    assert mock_model.prompts[0] == messages(OVERVIEW_ASKED)
+    ans = assistant.ask(READ_AS_FACT, backend="mock")
+    assert mock_model.prompts[0] == messages(READ_AS_FACT)
     assert ans.shape == "overview" and ans.items and ans.citations
     assert NOTE.format(backend="mock") in ans.text and "shape_model" in ans.timings
     # a hedged list gets no synthesis above its caveat (collection_summary.HEDGED): the model is asked the shape only
@@ -71,18 +71,18 @@ def test_the_model_turns_an_eligible_fact_into_an_overview_and_says_so(corpus: A
 def test_a_fact_reply_keeps_the_fact_and_other_backends_never_ask(corpus: Assistant, mock_model: Any) -> None:
     assistant = _with_mock_backend(corpus)
     mock_model.enqueue("fact", "An answer [1].")
-    ans = assistant.ask(OVERVIEW_ASKED, backend="mock")
-    assert ans.shape == "fact" and "phrase rules" not in ans.text and mock_model.prompts[0] == messages(OVERVIEW_ASKED)
+    ans = assistant.ask(READ_AS_FACT, backend="mock")
+    assert ans.shape == "fact" and "phrase rules" not in ans.text and mock_model.prompts[0] == messages(READ_AS_FACT)
     mock_model.prompts.clear()
-    assert assistant.ask(OVERVIEW_ASKED).shape == "fact"  # extractive: frames alone
+    assert assistant.ask(READ_AS_FACT).shape == "fact"  # extractive: the reader's fact, never re-read
     named = "Paint me a picture of research on FlashAttention."
     mock_model.enqueue("An answer [1].")
     assistant.ask(named, backend="mock")
     assert all(p != messages(named) for p in mock_model.prompts)  # a named question is never re-read
     mock_model.prompts.clear()
     mock_model.enqueue("An answer [1].")
-    corpus.ask(OVERVIEW_ASKED, backend="mock")  # the default: only the local model (the one the bar was fitted on)
-    assert all(p != messages(OVERVIEW_ASKED) for p in mock_model.prompts)
+    corpus.ask(READ_AS_FACT, backend="mock")  # the default: only the local model (the one the bar was fitted on)
+    assert all(p != messages(READ_AS_FACT) for p in mock_model.prompts)
 
 
 def test_the_setting_is_the_committed_fit_and_the_fit_reruns_from_the_cache() -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from assistant.filters import Filters
 from assistant.question.conversation import previous_list, standalone_question
-from assistant.question.shape import Shape, detect, learned_shape
+from assistant.question.shape import Shape, learned_shape
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,7 @@ class Question:
     """One question as asked, and its reading.
 
     ``listed``: the last answer's list lines (``conversation.previous_list``), the works a follow-up
-    may be asked of; ``shape``: the frames' reading of the question (``shape.detect``, told whether
+    may be asked of; ``shape``: the question's reading (``shape.learned_shape``, told whether
     a list came before); ``standalone``: the retrieval query the heuristic writes for a follow-up
     (``conversation.standalone_question``), the question itself otherwise."""
 
@@ -31,10 +31,10 @@ class Question:
 
 
 def read(text: str, history: list[dict[str, str]], backend: str, k: int, exclude: set[str] | None,
-         filters: Filters | None, short_terms: int, learned: bool = False) -> Question:
-    """``text`` in the conversation ``history``, read once; ``learned``: its kind as the learned
-    shape reader takes it (``shape.learned_shape``), else as the frames read it."""
+         filters: Filters | None, short_terms: int) -> Question:
+    """``text`` in the conversation ``history``, read once: its kind as the learned shape reader
+    takes it, what it is about as the frames read it (``shape.learned_shape``)."""
     listed = previous_list(history)
-    shape = learned_shape(text, bool(listed), bool(history)) if learned else detect(text, previous_was_list=bool(listed))
+    shape = learned_shape(text, bool(listed), bool(history))
     return Question(text, history, backend, k, exclude, filters, listed, shape,
                     standalone_question(text, history, short_terms))

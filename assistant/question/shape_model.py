@@ -1,4 +1,4 @@
-"""The question's shape read by the local model, where the frames read a fact.
+"""The question's shape read by the local model, where the question reads as a fact.
 
 ``assistant.question.shape`` reads a question's shape from frames argued from English. Lists and comparisons
 generalise to wording nobody tuned on; overviews do not ("What has been done on X", "Give me the
@@ -12,7 +12,8 @@ the backends of ``collection.shape_model_backends`` (the local model, the one th
 
 A single fact must never become an overview: the model's reply only ever turns a frames-read fact
 that names no work (``assistant.language.names.names``) and has no one-work anchor (``ONE_WORK``: "the
-paper", "its") into an overview; lists, comparisons and follow-ups stay the frames' alone.
+paper", "its") into an overview; lists, comparisons and follow-ups stay as read. The fact re-read is the
+learned reader's (``shape.learned_shape``).
 """
 
 from __future__ import annotations
