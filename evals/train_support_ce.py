@@ -6,7 +6,7 @@ training environment (``make train``), never in the product's.
     python -m evals.train_support_ce final   # every pair: the shipped ONNX int8 model
 
 Input: ``evals/runs/_cache/support_pairs.jsonl`` (``python -m evals.support_pairs``, run in the
-product environment). ``cv`` writes ``evals/runs/_cache/support_ce_oof.json`` (the probability of
+product environment). ``cv`` writes ``evals/fits/support_ce_oof.json`` (committed) (the probability of
 every pair from the model of the folds that did not hold it), which ``python -m evals.fit support``
 reads to judge the cross-encoder beside the logistic check. ``final`` writes
 ``assistant/models/support_ce.onnx`` (dynamic int8, read by ``assistant.verify.support_ce`` with
@@ -31,7 +31,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = ROOT / "evals" / "runs" / "_cache" / "support_pairs.jsonl"
-OOF = ROOT / "evals" / "runs" / "_cache" / "support_ce_oof.json"
+OOF = ROOT / "evals" / "fits" / "support_ce_oof.json"
 MODEL_DIR = ROOT / "assistant" / "models"
 MAX_LEN = 128
 BATCH = 16

@@ -38,8 +38,8 @@ def test_the_product_reads_the_weights_without_scikit_learn() -> None:
 def test_model_probabilities_are_in_range_and_use_every_feature() -> None:
     model = support.load()
     assert model is not None
-    assert set(model.features) <= set(support.FEATURES)
-    x = np.zeros((1, len(support.FEATURES) + (384 if model.product else 0)), np.float32)
+    assert set(model.features) <= {*support.FEATURES, "ce"}
+    x = np.zeros((1, len(support.FEATURES) + model.ce + (384 if model.product else 0)), np.float32)
     p = model.prob(x)
     assert 0.0 <= float(p[0]) <= 1.0
 
@@ -93,3 +93,19 @@ def test_no_swapped_sentence_of_a_mixing_server_is_shown_as_supported(corpus: As
     assert not [r["text"] for r in swapped if r["wrong"]]
     right = [r for r in rows if r["kind"] == "right"]
     assert sum(r["as_a"] for r in right) >= len(right) - 1
+
+
+
+def test_a_support_model_reading_the_cross_encoder_takes_its_column_and_needs_its_file(tmp_path: Any) -> None:
+    """The cross-encoder (``make train``) is not shipped; a support model fitted with its logit reads
+    the column after ``FEATURES``, and without the ONNX file there is no cross-encoder to read."""
+    from assistant.verify import support_ce
+
+    n = len(support.FEATURES)
+    model = support.SupportModel({"features": ["cos1", "ce"], "mean": [0, 0], "scale": [1, 1], "weights": [0, 1],
+                                  "bias": 0, "threshold": 0.5})
+    x = np.zeros((1, n + 1 + 384), np.float32)
+    x[0, n] = 3.0
+    assert model.ce and model.select(x).tolist() == [[0.0, 3.0]]
+    assert model.passes(x)[0] and not model.passes(-x)[0]
+    assert support_ce.load(str(tmp_path / "support_ce.onnx")) is None

