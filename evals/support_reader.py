@@ -21,8 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from evals.ab import _rows, answer_args
 
 RUBRIC = """For each sentence write one JSON line:
 {"id": "<sentence id>", "stated": "yes|partly|no",
@@ -31,10 +34,6 @@ RUBRIC = """For each sentence write one JSON line:
 "yes": every claim of the sentence is stated by the cited abstract(s), in other words allowed;
 "partly": its main claim is stated but a detail is not; "no": its main claim is not stated, or is
 contradicted. Judge only against the cited abstracts' text, not what you know of the papers."""
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def answers(data_dir: Path, questions: Path, out: Path, backend: str) -> None:
@@ -120,24 +119,18 @@ def score(key: Path, verdicts: Path) -> dict[str, Any]:
     shown_wrong = [v for v, ok in seen if ok and v["stated"] == "no"]
     shown_partly = [v for v, ok in seen if ok and v["stated"] == "partly"]
     stated = [(v, ok) for v, ok in seen if v["stated"] == "yes"]
-    why: dict[str, int] = {}
-    for v in shown_wrong:
-        why[v.get("why") or "other"] = why.get(v.get("why") or "other", 0) + 1
+    why = Counter(v.get("why") or "other" for v in shown_wrong)
     return {"sentences": len(seen), "shown_as_checked": sum(ok for _, ok in seen),
             "shown_as_checked_not_stated": len(shown_wrong), "shown_as_checked_partly": len(shown_partly),
             "not_stated_dropped": sum(1 for v, ok in seen if not ok and v["stated"] == "no"),
-            "stated_kept": f"{sum(ok for _, ok in stated)} of {len(stated)}", "why_not_stated_shown": why,
+            "stated_kept": f"{sum(ok for _, ok in stated)} of {len(stated)}", "why_not_stated_shown": dict(why),
             "shown_wrong_ids": [v["id"] for v in shown_wrong]}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m evals.support_reader", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("answers")
-    s.add_argument("--data-dir", type=Path, required=True)
-    s.add_argument("--questions", type=Path, required=True)
-    s.add_argument("--out", type=Path, required=True)
-    s.add_argument("--backend", default="local")
+    answer_args(sub, "local")
     s = sub.add_parser("recheck")
     s.add_argument("run", type=Path)
     s.add_argument("--data-dir", type=Path, required=True)
