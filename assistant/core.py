@@ -131,7 +131,7 @@ class Assistant:
     def search(self, query: str, k: int = 10, mode: str = "hybrid", filters: FiltersLike = None) -> list[Hit]:
         """The k best abstracts for ``query`` (mode: hybrid, dense or bm25). ``filters``: a
         ``Filters`` or a dict such as ``{"year": "2019-2021", "author": "hinton", "venue": "neurips",
-        "file": "zotero.bib"}`` (assistant/filters.py); the ranking is within the abstracts it admits.
+        "file": "zotero.bib", "collection": "thesis"}`` (assistant/filters.py); the ranking is within the abstracts it admits.
         A bad value raises ``FilterError`` (a ValueError) saying what is accepted."""
         from assistant.filters import Filters
         from assistant.search.hits import to_hit

@@ -1,6 +1,8 @@
-"""Restrict search and answers to part of the library: a year range, an author, a venue, a file.
+"""Restrict search and answers to part of the library: a year range, an author, a venue, a file,
+a Zotero collection.
 
-    Filters.parse(year="2019-2021", author="hinton", venue="neurips", file="zotero.bib")
+    Filters.parse(year="2019-2021", author="hinton", venue="neurips", file="zotero.bib",
+                  collection="Thesis/Chapter 2")
     assistant.search("contrastive learning", filters={"year": ">=2020"})
 
 Values are read as people write them:
@@ -14,6 +16,10 @@ Values are read as people write them:
   of its ``venue`` (journal, booktitle or arXiv category; ``journal``, ``booktitle``,
   ``container-title`` and ``categories`` of records loaded before ``venue`` existed count too),
   or of one of the paths it was ingested from.
+- ``collection``: a case- and accent-insensitive substring of one of the doc's collections (Zotero's
+  collection paths from the top, "Thesis/Chapter 2", stored as ``collections`` by
+  ``ingest.zotero``; "thesis" admits the works of "Thesis" and of its subcollections). A doc of no
+  collection never matches.
 
 A value that is not one of these raises :class:`FilterError` whose message says what is accepted.
 :class:`FilterTable` resolves a filter to the doc ids it admits; ``assistant.search.retrieval`` restricts
@@ -98,38 +104,47 @@ class Filters:
     author: str | None = None  # folded (see ``fold``)
     venue: str | None = None
     file: str | None = None
+    collection: str | None = None
 
     @classmethod
     def parse(cls, year: str | int | None = None, author: str | None = None, venue: str | None = None,
-              file: str | None = None) -> Filters:
+              file: str | None = None, collection: str | None = None) -> Filters:
         """Filters from the strings a user types; raises FilterError with what is accepted."""
         lo, hi = (None, None) if year is None or str(year).strip() == "" else parse_year(str(year))
-        return cls(lo, hi, _text("author", author), _text("venue", venue), _text("file", file))
+        return cls(lo, hi, _text("author", author), _text("venue", venue), _text("file", file),
+                   _text("collection", collection))
 
     @classmethod
     def of(cls, value: Filters | Mapping[str, Any] | None) -> Filters:
-        """A Filters from a Filters, a dict (``year``/``author``/``venue``/``file``, or the fields), or None."""
+        """A Filters from a Filters, a dict (``year``/``author``/``venue``/``file``/``collection``, or the
+        fields), or None."""
         if value is None:
             return cls()
         if isinstance(value, Filters):
             return value
         if not isinstance(value, Mapping):
             raise FilterError(f"filters must be a Filters or a dict, not {type(value).__name__}")
-        known = {"year", "author", "venue", "file"}
+        known = {"year", "author", "venue", "file", "collection"}
         own = {f.name for f in fields(cls)}
         unknown = sorted(set(value) - known - own)
         if unknown:
-            raise FilterError(f"unknown filter {', '.join(map(repr, unknown))}; use year, author, venue or file")
+            raise FilterError(f"unknown filter {', '.join(map(repr, unknown))}; use year, author, venue, file or collection")
         if set(value) & {"year_min", "year_max"}:
             lo, hi = value.get("year_min"), value.get("year_max")
-            got = cls.parse(None, value.get("author"), value.get("venue"), value.get("file"))
+            got = cls.parse(None, value.get("author"), value.get("venue"), value.get("file"), value.get("collection"))
             if "year" in value:
                 raise FilterError("give either year or year_min/year_max, not both")
-            return cls(_year_bound(lo), _year_bound(hi), got.author, got.venue, got.file)
-        return cls.parse(value.get("year"), value.get("author"), value.get("venue"), value.get("file"))
+            return cls(_year_bound(lo), _year_bound(hi), got.author, got.venue, got.file, got.collection)
+        return cls.parse(value.get("year"), value.get("author"), value.get("venue"), value.get("file"),
+                         value.get("collection"))
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) is not None for f in fields(self))
+
+    @property
+    def year_only(self) -> bool:
+        """Whether only the year is filtered (Chroma can answer it from the stored ints)."""
+        return all(getattr(self, f.name) is None for f in fields(self) if not f.name.startswith("year_"))
 
     def describe(self) -> str:
         """``years 2019-2021, author "hinton"`` (empty when nothing is filtered)."""
@@ -138,7 +153,8 @@ class Filters:
             lo, hi = self.year_min, self.year_max
             parts.append(f"year {lo}" if lo == hi else f"years {lo or ''}-{hi or ''}")
         parts += [f'{name} "{value}"' for name, value in (("author", self.author), ("venue", self.venue),
-                                                            ("file", self.file)) if value]
+                                                            ("file", self.file),
+                                                            ("collection", self.collection)) if value]
         return ", ".join(parts)
 
     def matches(self, meta: Mapping[str, Any], files: Iterable[str] = ()) -> bool:
@@ -161,6 +177,7 @@ class _Row:
     authors: str
     venue: str
     files: str  # folded paths, one per line
+    collections: str = ""  # folded collection paths, one per line
 
     def passes(self, f: Filters) -> bool:
         if f.year_min is not None or f.year_max is not None:
@@ -168,7 +185,8 @@ class _Row:
                     or (f.year_max is not None and self.year > f.year_max):
                 return False
         return ((f.author is None or f.author in self.authors) and (f.venue is None or f.venue in self.venue)
-                and (f.file is None or f.file in self.files))
+                and (f.file is None or f.file in self.files)
+                and (f.collection is None or f.collection in self.collections))
 
 
 class FilterTable:
@@ -183,8 +201,9 @@ class FilterTable:
     @staticmethod
     def row(meta: Mapping[str, Any], files: Iterable[str]) -> _Row:
         venue = next((meta[k] for k in VENUE_KEYS if meta.get(k) not in (None, "")), "")
+        collections = (fold(c) for c in str(meta.get("collections") or "").split(";"))
         return _Row(year_of(meta.get("year")), fold(meta.get("authors") or meta.get("author") or ""), fold(venue),
-                    "\n".join(fold(f) for f in files))
+                    "\n".join(fold(f) for f in files), "\n".join(c for c in collections if c))
 
     @classmethod
     def build(cls, docs: Iterable[tuple[str, Mapping[str, Any], Iterable[str]]]) -> FilterTable:

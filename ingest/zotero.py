@@ -16,8 +16,8 @@ a single-field name); ``collectionItems`` places it in ``collections``; ``delete
 items in the trash. Notes, attachments and annotations are not works and are skipped.
 
 A record's "line" is the item's ``itemID`` (sources read ``.../zotero.sqlite:42``); its collections
-are kept as metadata (``collections``: "Reading group; Thesis/Chapter 2"), which the ``--file``
-filter cannot see but the ``collection`` metadata does.
+are kept as metadata (``collections``: "Reading group; Thesis/Chapter 2"), which the ``collection``
+filter reads (``assistant.filters``: ``--collection thesis``).
 """
 
 from __future__ import annotations

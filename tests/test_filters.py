@@ -67,6 +67,11 @@ def test_matching_rules() -> None:
     assert not Filters.parse(year=">=2018").matches(meta)
     assert not Filters.parse(year="2017").matches({"authors": "x"})  # no year: never in a year range
     assert not Filters.parse(author="parmar").matches(meta)
+    zotero = {**meta, "collections": "Reading group; Thèse/Chapter 2"}
+    assert Filters.parse(collection="these").matches(zotero) and Filters.parse(collection="chapter 2").matches(zotero)
+    assert Filters.of({"collection": "READING"}).matches(zotero) and not Filters.parse(collection="thesis").matches(zotero)
+    assert not Filters.parse(collection="reading").matches(meta)  # no collection: never matches
+    assert Filters.parse(collection="x").describe() == 'collection "x"'
 
 
 # --- retrieval --------------------------------------------------------------------------------------
@@ -162,6 +167,8 @@ def test_cli_filters_and_bad_values(lib: Assistant) -> None:
     assert bad.returncode == 2 and "is not a year" in bad.stderr
     empty = run("search", "glacier", "--author", "nobody", "--data-dir", data_dir)
     assert empty.returncode == 0 and 'within the filters (author "nobody")' in empty.stdout
+    empty = run("search", "glacier", "--collection", "Thesis", "--data-dir", data_dir)  # no work is in a collection
+    assert empty.returncode == 0 and 'within the filters (collection "thesis")' in empty.stdout
 
 
 def test_http_api_takes_filters(lib: Assistant) -> None:

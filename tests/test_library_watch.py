@@ -66,6 +66,25 @@ def test_zotero_items_read_with_metadata_and_collections(tmp_path: Path) -> None
     assert list(iter_files([db.path.parent])) == [db.path]
 
 
+def test_zotero_collections_filter_search_and_answers(tmp_path: Path) -> None:
+    """A collection filter admits the works of that collection and of its subcollections ("ML"
+    holds "ML/Transformers"), case and accents ignored; a work of no collection never matches."""
+    db, _ = _library(tmp_path)
+    reading = db.collection("Lecture de Groupe")
+    db.add(fields={"title": "Third", "abstractNote": TEXTS[4], "date": "2021"}, authors=[("Ada", "Lovelace")],
+                   collections=[reading])
+    a = fake_assistant(tmp_path / "data")
+    a.ingest([db.path])
+    query = " ".join(TEXTS[4].split()[:12])
+    titles = {h.metadata["title"] for h in a.search(query, k=5)}
+    assert titles == {"Attention Is All You Need", "Second", "Third"}
+    assert [h.metadata["title"] for h in a.search(query, k=5, filters={"collection": "ml"})] == ["Attention Is All You Need"]
+    assert [h.metadata["title"] for h in a.search(query, k=5, filters={"collection": "LECTURE de groupe"})] == ["Third"]
+    assert a.search(query, k=5, filters={"collection": "transformers", "year": "2021"}) == []
+    answer = a.ask(query, filters={"collection": "lecture"})
+    assert [c.metadata["title"] for c in answer.citations] == ["Third"]
+
+
 def test_zotero_read_while_locked_and_never_written(tmp_path: Path) -> None:
     db, _ = _library(tmp_path, wal=True)
     db.add(fields={"title": "Only in the WAL", "abstractNote": TEXTS[3]})

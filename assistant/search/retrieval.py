@@ -154,7 +154,7 @@ class HybridRetriever:
         self._current()
         with self._lock:
             table = self._filters
-        if table is None and filters.author is None and filters.venue is None and filters.file is None:
+        if table is None and filters.year_only:
             by_year = self._year_ids(filters)
             if by_year is not None:
                 return by_year

@@ -16,7 +16,7 @@ The same app answers over HTTP for ``gradio_client`` (api_name ``"ask"``)::
         "What is Ring Attention?",   # question
         "[]",                        # history_json: earlier turns, [{"role": "user"|"assistant", "content": ...}]
         "",                          # backend: "openai", "local", "extractive", or "" for the default
-        '{"year": ">=2020"}',        # filters_json (optional): year, author, venue, file; "" for none
+        '{"year": ">=2020"}',        # filters_json (optional): year, author, venue, file, collection; "" for none
         api_name="/ask",
     )
     result["answer"], result["citations"][0]["source"], result["refused"], result["backend"]

@@ -81,7 +81,7 @@ def chat_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[..
     settings = assistant.settings
 
     def respond(message: str, turns: list[Turn], backend: str, k: float, year: str = "", author: str = "",
-                venue: str = "", file: str = "") -> Iterator[tuple[Any, ...]]:
+                venue: str = "", file: str = "", collection: str = "") -> Iterator[tuple[Any, ...]]:
         question = (message or "").strip()
         turns = list(turns or [])
         if not question:
@@ -93,7 +93,7 @@ def chat_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[..
         parts: list[str] = []
         name, reason = route(settings, backend or first_backend)
         try:
-            filters = Filters.parse(year, author, venue, file)  # a bad value: its message in the chat
+            filters = Filters.parse(year, author, venue, file, collection)  # a bad value: its message in the chat
             narrowed = {"filters": filters} if filters else {}  # an Assistant subclass may predate filters
             for item in assistant.stream(question, history=_history(turns), backend=name, k=int(k), **narrowed):
                 if isinstance(item, Answer):
@@ -126,7 +126,7 @@ def api_handlers(assistant: Assistant, first_backend: str) -> tuple[Callable[...
 
     def ask(question: str, history_json: str = "[]", backend: str = "", filters_json: str = "") -> dict[str, Any]:
         """Answer ``question`` (with earlier turns as a JSON list) and return Answer.to_dict();
-        ``filters_json``: ``{"year": "2019-2021", "author": ..., "venue": ..., "file": ...}`` or ""."""
+        ``filters_json``: ``{"year": "2019-2021", "author": ..., "venue": ..., "file": ..., "collection": ...}`` or ""."""
         from assistant.backends import names as backend_names
 
         if backend and backend not in backend_names():

@@ -49,7 +49,7 @@ def chat_column() -> dict[str, Any]:
 
 def sources_column(backends: list[str], first_backend: str, top_k: int) -> dict[str, Any]:
     """The sources panel, the last answer's downloads, and the filters and settings accordions below
-    it: sources, download_md, download_bib, filters (year, author, venue, file), backend, k."""
+    it: sources, download_md, download_bib, filters (year, author, venue, file, collection), backend, k."""
     with gr.Column(scale=2):
         gr.Markdown("### Sources")
         sources = gr.HTML(render_sources(None), elem_id="sources", js_on_load=None)
@@ -62,11 +62,13 @@ def sources_column(backends: list[str], first_backend: str, top_k: int) -> dict[
             author = gr.Textbox(label="Author contains", placeholder="e.g. Vaswani", elem_id="filter-author")
             venue = gr.Textbox(label="Venue contains", placeholder="journal, proceedings or arXiv category", elem_id="filter-venue")
             file = gr.Textbox(label="File contains", placeholder="e.g. zotero.bib", elem_id="filter-file")
+            collection = gr.Textbox(label="Zotero collection contains", placeholder="e.g. Thesis/Chapter 2",
+                                    elem_id="filter-collection")
         with gr.Accordion("Settings", open=False):
             backend = gr.Dropdown(backends, value=first_backend, label="Backend", elem_id="backend")
             k = gr.Slider(1, 10, value=top_k, step=1, label="Number of sources", elem_id="k")
     return {"sources": sources, "backend": backend, "k": k, "download_md": download_md, "download_bib": download_bib,
-            "filters": [year, author, venue, file]}
+            "filters": [year, author, venue, file, collection]}
 
 
 def chat_tab(backends: list[str], first_backend: str, top_k: int) -> dict[str, Any]:
