@@ -56,12 +56,12 @@ class Hashed:
         return "hashed"
 
 
-def build(folder: Path, total: int, scifact: Path) -> dict[str, Any]:
-    from assistant.store.chroma import Store
-    from assistant.store.embeddings import embedder_fingerprint
-    from ingest.pipeline import ingest_paths
-
-    rows = [json.loads(line) for line in scifact.open(encoding="utf-8")] if total > 446 else []
+def library(folder: Path, total: int, scifact: Path) -> Path | None:
+    """``folder/lib/library.jsonl``: the ``total - 446`` abstracts beyond the bundled corpus
+    (SciFact's, then SciFact's with their sentences shuffled); None when ``total`` <= 446."""
+    if total <= 446:
+        return None
+    rows = [json.loads(line) for line in scifact.open(encoding="utf-8")]
     rng = random.Random(0)
     extra = []
     while 446 + len(rows) + len(extra) < total:
@@ -69,16 +69,25 @@ def build(folder: Path, total: int, scifact: Path) -> dict[str, Any]:
         parts = re.split(r"(?<=[.!?])\s+", text)
         rng.shuffle(parts)
         extra.append({"_id": f"gen{len(extra)}", "title": f"Generated {len(extra)}", "text": " ".join(parts) + f" Variant {len(extra)}."})
+    lib = folder / "lib"
+    lib.mkdir(parents=True, exist_ok=True)
+    with open(lib / "library.jsonl", "w", encoding="utf-8") as f:
+        for r in (rows + extra)[: total - 446]:
+            f.write(json.dumps({"id": r["_id"], "title": r.get("title", ""), "abstract": r["text"]}) + "\n")
+    return lib
+
+
+def build(folder: Path, total: int, scifact: Path) -> dict[str, Any]:
+    from assistant.store.chroma import Store
+    from assistant.store.embeddings import embedder_fingerprint
+    from ingest.pipeline import ingest_paths
+
     settings = Settings.load(data_dir=folder / "data")
     store = Store(settings, embedder_fingerprint(settings))
     t = time.perf_counter()
     reports = [ingest_paths([DEFAULT_CORPUS], store, Hashed(), progress=False).summary()]
-    if rows:
-        lib = folder / "lib"
-        lib.mkdir(parents=True, exist_ok=True)
-        with open(lib / "library.jsonl", "w", encoding="utf-8") as f:
-            for r in (rows + extra)[: total - 446]:
-                f.write(json.dumps({"id": r["_id"], "title": r.get("title", ""), "abstract": r["text"]}) + "\n")
+    lib = library(folder, total, scifact)
+    if lib is not None:
         reports.append(ingest_paths([lib], store, Hashed(), progress=False).summary())
     from assistant.store.mirror import refresh
 
