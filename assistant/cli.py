@@ -62,8 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     narrow.add_argument("--author", help="only works with an author containing this (case and accents ignored)")
     narrow.add_argument("--venue", help="only works whose venue (journal, proceedings, arXiv category) contains this")
     narrow.add_argument("--file", help="only works ingested from a file whose path contains this")
-    narrow.add_argument("--collection", help="only works in a Zotero collection whose path contains this "
-                                             "(\"Thesis\" also admits its subcollections)")
+    # dest: ``collection`` is the settings section of collection questions (an override by name)
+    narrow.add_argument("--collection", dest="in_collection",
+                        help="only works in a Zotero collection whose path contains this (\"Thesis\" also admits its subcollections)")
 
     s = sub.add_parser("search", parents=[common, narrow], help="find the best abstracts for a query")
     s.add_argument("query")
@@ -150,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
         from assistant.filters import FilterError, Filters
 
         try:
-            args.filters = Filters.parse(args.year, args.author, args.venue, args.file, args.collection) or None
+            args.filters = Filters.parse(args.year, args.author, args.venue, args.file, args.in_collection) or None
         except FilterError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
