@@ -319,14 +319,6 @@ class AnswerSettings(BaseModel):
         "a follow-up is short: a pronoun in a longer question refers inside it"))
 
 
-def _retired_origin(value: Any) -> None:
-    if value is not None:
-        raise ValueError("verify.quote_level and verify.quote_min_terms are retired: the rule they bounded (a claim "
-                         "holding another source's sentence said of another name) showed no gain beside the other "
-                         "checks (docs/measurements.md, Support check (#40)); leave them out")
-    return None
-
-
 class VerifySettings(BaseModel):
     """Citation verification (assistant/verify/citations.py)."""
 
@@ -344,16 +336,14 @@ class VerifySettings(BaseModel):
     attribution_gap: float = Field(0.1, description=(
         "a second sentence counts only this close to the best one; sanity bound (a near-quote scores ~0.9, the next "
         "sentence ~0.5)"))
-    quote_level: None = Field(None, description=(
-        "retired with the rule it bounded (a claim holding another source's sentence said of another name), which "
-        "showed no gain beside the other checks (docs/measurements.md, Support check (#40)); a value is refused"))
-    quote_min_terms: None = Field(None, description="retired with ``quote_level`` (the same rule); a value is refused")
+    quote_level: float = Field(0.9, description=(
+        "share of a claim's words (names aside) in one sentence that makes it that sentence's statement; sanity "
+        "bound: all but a minor word; measured by `assistant eval --dataset misattribution`"))
+    quote_min_terms: int = Field(4, description=(
+        "a claim needs this many words besides its names to be someone's statement; sanity bound"))
     learned: bool = Field(True, description=(
         "also the learned support check (assistant/verify/support.py, weights assistant/models/support.json), ANDed "
         "after the rules; fit and figures: evals/fits/support.json (`python -m evals.fit support`)"))
-
-    _no_origin = field_validator("quote_level", "quote_min_terms", mode="before")(
-        lambda cls, v: _retired_origin(v))
 
 
 class CollectionSettings(BaseModel):

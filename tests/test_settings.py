@@ -116,7 +116,5 @@ def test_retired_rules_options_are_refused_with_their_reason() -> None:
         Settings(answer={"composer": "rules"})
     with pytest.raises(ValueError, match="shape_reader 'rules' is retired"):
         Settings(collection={"shape_reader": "rules"})
-    with pytest.raises(ValueError, match="quote_level and verify.quote_min_terms are retired"):
-        Settings(verify={"quote_level": 0.8})
     s = Settings(answer={"composer": "learned"}, collection={"shape_reader": "learned"})
     assert s.answer.composer == s.collection.shape_reader == "learned"

@@ -19,8 +19,9 @@ says why.
 A sentence that quotes a sentence of each source it cites verbatim (``verbatim_key``: whitespace,
 typographic quotes and dashes, a space before punctuation and the closing stop normalised; words,
 digits, signs and case not) is supported without any embedding: its best support is that sentence
-(term overlap 1, cosine with itself 1) and no other source can beat it by ``support_margin``,
-so the full path would keep it as cited. It still passes ``attribution.check``, and a sentence quoted from a source it does not cite takes the
+(term overlap 1, cosine with itself 1), no other source can beat it by ``support_margin``, and
+``quote_level`` makes it its source's own statement, so the full path would keep it as cited. It
+still passes ``attribution.check``, and a sentence quoted from a source it does not cite takes the
 full path. A sentence that stops where its grammar needs more ("Sana's main feature is.", "The
 method achieves [1].": ``attribution.incomplete``) states nothing a source could support, however
 many of its words the source holds: it is dropped with ``INCOMPLETE`` and why, unless it quotes a
@@ -231,7 +232,9 @@ class Verifier:
 
     def _judge(self, claim: str, vec: np.ndarray, cited: list[int]) -> tuple[list[int], dict[int, int], str | None]:
         """The sources kept for a claim, the sentence each is shown with, and why the cited ones
-        were dropped or re-pointed (None when kept as cited)."""
+        were dropped or re-pointed (None when kept as cited). A source whose sentence holds what
+        the claim says (all but its names, ``quote_level``) of another name is the claim's origin:
+        the claim is its statement misattributed, and no source that says less of it takes it."""
         ranked = {i: self.ranked(claim, vec, i) for i in range(len(self.sources))}
         score = {i: (r[0][0] if r else 0.0) for i, r in ranked.items()}
         top = max(score.values(), default=0.0)
@@ -239,10 +242,23 @@ class Verifier:
         shown = {i: r[0][1] for i, r in ranked.items() if r}
         failed: dict[int, str] = {}
 
+        said = self._said(claim) if self.cfg.attribution else {}
+        memo: dict[int, tuple[str | None, int]] = {}
+
+        def attributed(i: int) -> tuple[str | None, int]:
+            if i not in memo:
+                memo[i] = self._attribution(claim, i, ranked[i])
+            return memo[i]
+
+        origin = next((j for j in sorted(said, key=lambda j: -said[j]) if said[j] >= self.cfg.quote_level
+                       and attributed(j)[0]), None)
+
         def passes(i: int) -> bool:
             if score[i] < bar:
                 return False
-            why, j = self._attribution(claim, i, ranked[i]) if self.cfg.attribution else (None, shown[i])
+            why, j = attributed(i) if self.cfg.attribution else (None, shown[i])
+            if why is None and origin is not None and said[i] < self.cfg.quote_level:
+                why = f"its words are those of {self._name(origin)}, which says them of another name"
             if why is None and self.cfg.learned:  # and the learned check (assistant.verify.support), fitted on labelled claims
                 why = support.why_not(self, support.Judged(claim, vec, ranked, bar), i)
             if why:
@@ -255,6 +271,17 @@ class Verifier:
         if not kept and top >= self.cfg.support_threshold:
             kept = next(([i] for i in sorted(score, key=lambda i: -score[i]) if i not in cited and passes(i)), [])
         return kept, shown, self._reason(cited, kept, score, failed, top)
+
+    def _said(self, claim: str) -> dict[int, float]:
+        """What is said, apart from of whom: per source, the best IDF-weighted share of the
+        claim's words other than its names found in one sentence. Only for a claim of at least
+        ``quote_min_terms`` such words (a short predicate is common phrasing, no one's statement)."""
+        own = set(terms(" ".join(attribution.claim_names(claim))))
+        said = [t for t in dict.fromkeys(terms(claim)) if t not in own]
+        if len(said) < self.cfg.quote_min_terms:
+            return {}
+        return {i: max((coverage(said, st, self.idf) for st in src.terms), default=0.0)
+                for i, src in enumerate(self.sources)}
 
     def _reason(self, cited: list[int], kept: list[int], score: dict[int, float], failed: dict[int, str],
                 top: float) -> str | None:
