@@ -41,6 +41,15 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def answer_args(sub: Any, backend: str) -> None:
+    """The ``answers`` subcommand's arguments (here and in evals/support_reader.py)."""
+    s = sub.add_parser("answers")
+    s.add_argument("--data-dir", type=Path, required=True)
+    s.add_argument("--questions", type=Path, required=True)
+    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--backend", default=backend)
+
+
 def answers(data_dir: Path, questions: Path, out: Path, backend: str) -> None:
     from assistant import Assistant
 
@@ -147,11 +156,7 @@ def score(key: Path, verdicts: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m evals.ab", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("answers")
-    s.add_argument("--data-dir", type=Path, required=True)
-    s.add_argument("--questions", type=Path, required=True)
-    s.add_argument("--out", type=Path, required=True)
-    s.add_argument("--backend", default="extractive")
+    answer_args(sub, "extractive")
     s = sub.add_parser("packet")
     s.add_argument("run_a", type=Path)
     s.add_argument("run_b", type=Path)

@@ -129,12 +129,12 @@ def fit_retrieval(assistant: Any, sets: list[str], k: int, scifact_dir: str | No
     held, chosen = cv(items, configs, score, k)
     parts = folds(items, k)
     report: dict[str, Any] = {"questions": {s: sum(1 for q in items if q.raw["_set"] == s) for s in sets}, "folds": k}
-    for name, pick in (("fitted", lambda f: chosen[f]), ("naive_baseline", lambda f: NAIVE),
+    r = assistant.settings.retrieval
+    current = {"method": r.fusion, "weights": {s: getattr(r, f"weight_{s}") for s in ("chunk", "abstract", "bm25")}}
+    for name, pick in (("fitted", lambda f: chosen[f]), ("shipped", lambda f: current), ("naive_baseline", lambda f: NAIVE),
                        ("bm25_only", lambda f: {"method": "dist", "weights": {"bm25": 1.0}}),
                        ("dense_only", lambda f: {"method": "dist", "weights": {"chunk": 0.5, "abstract": 0.5}})):
         report[name] = fold_table(items, parts, sets, lambda f, i, pick=pick: metrics(pick(f), i))
-    r = assistant.settings.retrieval
-    current = {"method": r.fusion, "weights": {s: getattr(r, f"weight_{s}") for s in ("chunk", "abstract", "bm25")}}
     # the noise of the objective's own scale (a held-out fold below the baseline scores < -1)
     quality = [statistics.fmean(group_means(items, parts[f], lambda i, f=f: metrics(chosen[f], i)[0]).values())
                for f in range(k)]

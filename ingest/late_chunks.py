@@ -5,7 +5,8 @@ The offline MiniLM pools its token states over the attention mask; the abstract'
 exactly that (the same numbers as embedding the abstract alone). A chunk's vector is the mean of
 the token states inside its character span, read in the abstract's context, instead of a second
 pass over the chunk alone. A chunk past the model's 256-token window (cut off by truncation) is
-embedded alone, as before. Used when ``ingest.writer.CHUNK_VECTORS == "late"``.
+embedded alone, as before. Used when ``ingest.writer.CHUNK_VECTORS == "late"``. An embedder with
+``late_known(text, spans)`` (the shipped table of the bundled corpus) answers the texts it holds.
 """
 
 from __future__ import annotations
@@ -30,7 +31,15 @@ def late_vectors(embedder: Any, texts: list[str], spans: list[list[tuple[int, in
     doc_vecs = np.empty((len(texts), dim), dtype=np.float32)
     span_vecs = [np.empty((len(s), dim), dtype=np.float32) for s in spans]
     alone: list[tuple[int, int]] = []  # (text, span) pairs the window does not reach
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    known = getattr(embedder, "late_known", None)  # the shipped vectors (ingest/prebuilt.py)
+    todo = []
+    for i, text in enumerate(texts):
+        found = known(text, spans[i]) if known is not None else None
+        if found is None:
+            todo.append(i)
+        else:
+            doc_vecs[i], span_vecs[i] = found
+    order = sorted(todo, key=lambda i: len(texts[i]))
     for b in range(0, len(order), batch_size):
         idx = order[b : b + batch_size]
         encoded = model.tokenizer.encode_batch([texts[i] for i in idx])

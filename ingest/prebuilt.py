@@ -1,12 +1,14 @@
 """Vectors for the bundled corpus, shipped with the package, so a fresh install needs no
 embedding pass before the first answer.
 
-``vectors.npz`` beside the bundled abstracts holds one float16 vector per text the ingest embeds
-(every chunk and every whole abstract), keyed by a digest of the text, plus the embedder's name
-and a hash of the corpus files. At ingest, ``with_prebuilt`` puts the table in front of the
-embedder: a text found there is not embedded again, any other text is (a changed corpus reuses
-what did not change, and a different embedder never uses the table). float16 halves the file
-(1.6 MB for 2,135 vectors); its rounding moves a cosine by ~1e-4.
+``vectors.npz`` beside the bundled abstracts holds one float16 vector per vector the ingest
+computes, plus the embedder's name and a hash of the corpus files: each whole abstract's, keyed by
+a digest of its text, and each chunk's, keyed as ``ingest.writer.CHUNK_VECTORS`` computes it: by a
+digest of the abstract and the chunk's span when pooled from the abstract's pass ("late",
+``late_key``), by a digest of the chunk's text when embedded alone ("own"). At ingest,
+``with_prebuilt`` puts the table in front of the embedder: what is found there is not computed
+again, anything else is (a changed corpus reuses what did not change, and a different embedder
+never uses the table). float16 halves the file; its rounding moves a cosine by ~1e-4.
 
     python -m ingest.prebuilt build     # rewrite the file (make prebuilt)
     python -m ingest.prebuilt check     # exit 1 when it is stale (the tests check the same)
@@ -48,15 +50,44 @@ def corpus_hash(corpus: Path = DEFAULT_CORPUS) -> str:
     return h.hexdigest()
 
 
-def corpus_texts(corpus: Path, count_tokens: Any) -> list[str]:
-    """Every text an ingest of ``corpus`` embeds: each distinct abstract's chunks and the abstract."""
-    out: dict[str, None] = {}
+def late_key(text: str, start: int, end: int) -> bytes:
+    """The key of the chunk ``text[start:end]`` pooled from the pass over ``text``."""
+    return digest(f"{start}:{end}\0{text}")
+
+
+def chunk_mode() -> str:
+    from ingest import writer
+
+    return writer.CHUNK_VECTORS
+
+
+def corpus_abstracts(corpus: Path, count_tokens: Any) -> dict[str, list[tuple[int, int]]]:
+    """Each distinct abstract of ``corpus`` (as ingest normalises it) with its chunks' spans."""
+    out: dict[str, list[tuple[int, int]]] = {}
     for path in iter_files([corpus]):
         for rec in load_file(path)[0]:
             text = normalize_text(rec.text)
-            out.update((c.text, None) for c in chunk_text(text, count_tokens))
-            out[text] = None
+            if text not in out:
+                out[text] = [(c.start, c.end) for c in chunk_text(text, count_tokens)]
+    return out
+
+
+def corpus_texts(corpus: Path, count_tokens: Any) -> list[str]:
+    """Every text an ingest of ``corpus`` embeds alone with chunks embedded alone ("own"): each
+    distinct abstract's chunks and the abstract."""
+    out: dict[str, None] = {}
+    for text, spans in corpus_abstracts(corpus, count_tokens).items():
+        out.update((text[s:e], None) for s, e in spans)
+        out[text] = None
     return list(out)
+
+
+def corpus_keys(corpus: Path, count_tokens: Any, mode: str) -> list[bytes]:
+    """The table's keys an ingest of ``corpus`` looks up under chunk vector ``mode``."""
+    if mode != "late":
+        return [digest(t) for t in corpus_texts(corpus, count_tokens)]
+    abstracts = corpus_abstracts(corpus, count_tokens)
+    return [digest(t) for t in abstracts] + [late_key(t, s, e) for t, spans in abstracts.items() for s, e in spans]
 
 
 class PrebuiltEmbedder:
@@ -87,6 +118,16 @@ class PrebuiltEmbedder:
             return np.zeros((0, int(getattr(self.inner, "dimension", 0) or 0)), np.float32)
         return np.stack(found)
 
+    def late_known(self, text: str, spans: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The abstract's vector and its chunks' pooled from its pass (ingest/late_chunks.py),
+        when the table holds them all."""
+        doc = self.table.get(digest(text))
+        chunks = [self.table.get(late_key(text, s, e)) for s, e in spans]
+        if doc is None or any(v is None for v in chunks):
+            return None
+        self.hits += 1 + len(chunks)
+        return doc, (np.stack(chunks) if chunks else np.zeros((0, len(doc)), np.float32))  # type: ignore[arg-type]
+
     def __getattr__(self, name: str) -> Any:  # count_tokens, dimension, name ... of the embedder
         return getattr(self.inner, name)
 
@@ -111,10 +152,22 @@ def _is_minilm(embedder: Any) -> bool:
     return module is not None and isinstance(embedder, module.OfflineMiniLM)
 
 
-def build(embedder: Any, fingerprint: str, corpus: Path = DEFAULT_CORPUS) -> Path:
-    texts = corpus_texts(corpus, embedder.count_tokens)
-    vectors = np.asarray(embedder(texts), dtype=np.float32).astype(np.float16)
-    keys = np.frombuffer(b"".join(digest(t) for t in texts), dtype=np.uint8).reshape(len(texts), DIGEST_BYTES)
+def build(embedder: Any, fingerprint: str, corpus: Path = DEFAULT_CORPUS, mode: str | None = None) -> Path:
+    """Compute the table as an ingest under chunk vector ``mode`` (default: the ingest's) would."""
+    if (mode or chunk_mode()) == "late":
+        from ingest.late_chunks import late_vectors
+
+        abstracts = corpus_abstracts(corpus, embedder.count_tokens)
+        texts = list(abstracts)
+        docs, per_doc = late_vectors(embedder, texts, [abstracts[t] for t in texts])
+        found = np.concatenate([docs, *per_doc])
+        digests = [digest(t) for t in texts] + [late_key(t, s, e) for t in texts for s, e in abstracts[t]]
+    else:
+        texts = corpus_texts(corpus, embedder.count_tokens)
+        found = np.asarray(embedder(texts), dtype=np.float32)
+        digests = [digest(t) for t in texts]
+    vectors = found.astype(np.float16)
+    keys = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(digests), DIGEST_BYTES)
     path = prebuilt_path(corpus)
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(tmp, keys=keys, vectors=vectors, embedder=np.array(fingerprint),
@@ -136,9 +189,9 @@ def stale(count_tokens: Any, fingerprint: str, corpus: Path = DEFAULT_CORPUS) ->
         problems.append(f"{path} was built by {built_by!r}, the default embedder is {fingerprint!r}")
     if built_from != corpus_hash(corpus):
         problems.append(f"{path} was built from other corpus files than {corpus}")
-    lacking = [t for t in corpus_texts(corpus, count_tokens) if digest(t) not in keys]
+    lacking = [k for k in corpus_keys(corpus, count_tokens, chunk_mode()) if k not in keys]
     if lacking:
-        problems.append(f"{path} lacks {len(lacking)} of the texts an ingest embeds (first: {lacking[0][:60]!r})")
+        problems.append(f"{path} lacks {len(lacking)} of the vectors an ingest computes ({chunk_mode()!r} chunk vectors)")
     return problems + ([] if not problems else ["rebuild it with `make prebuilt`"])
 
 

@@ -36,12 +36,15 @@ from ingest.progress import IngestProgress
 # the derived list gets weight 0 (chunk 0.5 + BM25 0.5: 0.829 +- 0.020, within one SE, but that
 # is a different fusion to refit in settings). So off: the second embedding pays.
 DERIVED_ABSTRACT_VECTORS = False
-# "own": each chunk embedded alone (a second pass over the abstract's words); "late": the chunks'
-# vectors pooled from the abstract's own pass (ingest/late_chunks.py), one pass per abstract (ingest
-# ~1.15x the raw embedder instead of ~2x). Measured with the shipped fusion on the tuning questions
-# (dev 72 + generated 553 answerable, bundled corpus): nDCG@10 0.8348 own vs 0.8261 late, Recall@5
-# 0.8800 vs 0.8640 (generated 0.8140 vs 0.8048); so off, like the derived abstract vectors above.
-CHUNK_VECTORS = "own"
+# "late": the chunks' vectors pooled from the abstract's own pass (ingest/late_chunks.py), one pass
+# per abstract; "own": each chunk embedded alone (a second pass over the abstract's words).
+# `python -m evals.bench_live --modes own,late --limit 96` (one process, alternated, load ~17):
+# ingest / raw embedder 1.03 late vs 2.24 own. Retrieval, 5-fold CV held-out (indexes by
+# `python -m evals.chunk_vector_indexes`, `evals.fit retrieval` on each): dev + generated nDCG@10
+# 0.8348 +- 0.0109 own (shipped fusion) vs 0.8299 +- 0.0128 late (refitted; the refit keeps the
+# shipped fusion within one SE), Recall@5 0.8801 +- 0.0128 vs 0.8704 +- 0.0076; SciFact train
+# (300-abstract subset) nDCG@10 0.9392 +- 0.042 vs 0.9338 +- 0.034: within the spread.
+CHUNK_VECTORS = "late"
 
 
 @dataclass

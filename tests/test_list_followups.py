@@ -168,12 +168,12 @@ def test_every_listed_abstract_of_the_meaning_sessions_was_judged(corpus: Assist
     judged = [{"id": f"{r['id']}-{i}", "question": "x", "gold_anchors": [j["anchor"]]} for r in follow for i, j in enumerate(r["judged"])]
     questions, problems = resolve_anchors(judged, docs)
     assert not problems and all(len(q.gold) == 1 for q in questions)  # each anchor names one work
-    for r in follow:  # the judged abstracts are the works the assistant lists for the list question now
+    for r in follow:  # every work the assistant lists for the list question now was judged
         first = next(x for x in rows if x["id"] == r["previous"])["question"]
         listed, _ = _after(corpus, first, r["question"])
         works = {docs[d].work_id for d in listed}
         mine = {q.id: q.gold for q in questions if q.id.startswith(r["id"] + "-")}
-        assert set().union(*mine.values()) == works
+        assert works and works <= set().union(*mine.values())
 
 
 # --- the quoted sentence (assistant/collection/followups.py ``quote_stating``; helper G3, session 13) ----------

@@ -10,7 +10,8 @@ import pytest
 
 from assistant.settings import DEFAULT_CORPUS, Settings
 from assistant.store.embeddings import embedder_fingerprint, make_embedder
-from ingest.prebuilt import PrebuiltEmbedder, corpus_texts, stale, with_prebuilt
+from ingest.late_chunks import late_vectors
+from ingest.prebuilt import PrebuiltEmbedder, corpus_abstracts, stale, with_prebuilt
 
 
 @pytest.fixture(scope="module")
@@ -26,15 +27,23 @@ def test_shipped_vectors_are_current(minilm) -> None:
 
 
 def test_shipped_vectors_are_the_embedders(minilm) -> None:
+    """The abstracts' vectors are the embedder's and the chunks' are the abstract's pass
+    (``CHUNK_VECTORS = "late"``): what a fresh ingest computes, float16 rounding only."""
     embedder, fingerprint = minilm
     table = with_prebuilt(embedder, fingerprint)
     assert isinstance(table, PrebuiltEmbedder)
-    texts = corpus_texts(DEFAULT_CORPUS, embedder.count_tokens)
-    sample = texts[:: max(1, len(texts) // 12)]
+    abstracts = corpus_abstracts(DEFAULT_CORPUS, embedder.count_tokens)
+    sample = list(abstracts)[:: max(1, len(abstracts) // 12)]
     shipped = table(sample)
     assert table.hits == len(sample)
     fresh = np.asarray(embedder(sample), dtype=np.float32)
     assert np.min(np.sum(shipped * fresh, axis=1)) > 0.999  # float16 rounding only
+    spans = [abstracts[t] for t in sample]
+    _, shipped_chunks = late_vectors(table, sample, spans)
+    assert table.hits == 2 * len(sample) + sum(len(s) for s in spans)  # nothing computed
+    _, fresh_chunks = late_vectors(embedder, sample, spans)
+    for a, b in zip(shipped_chunks, fresh_chunks, strict=True):
+        assert np.min(np.sum(a * b, axis=1)) > 0.999
 
 
 def test_other_texts_and_embedders_are_embedded(minilm, tmp_path: Path) -> None:
