@@ -176,8 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.part == "support":  # the learned support check: its own items and CV (evals/support_fit.py)
         from evals.support_fit import main as fit_support
 
-        return fit_support(["fit", "--drops", "--folds", "3", "--ce", "evals/fits/support_ce_oof.json",
-                            "--variants", "logistic,logistic without rule features,logistic+ce"])
+        return fit_support(["fit", "--drops", "--folds", "3", "--variants", "logistic,logistic without rule features"])
     assistant = open_assistant(args.data_dir)
     parts = ["retrieval", "decision", "answer"] if args.part == "all" else [args.part]
     for part in parts:

@@ -6,15 +6,21 @@
 
 Items: evals/datasets/claims_swaps.jsonl (mechanical, across neighbouring abstracts) and
 claims_written.jsonl (readers; abstracts in claims_abstracts.jsonl). Each claim is verified as a
-one-sentence answer citing its abstract among that abstract's neighbourhood. Folds group by the
+one-sentence answer citing its abstract among that abstract's neighbourhood. Each mechanical
+``renamed`` claim (B's sentence, B's name replaced by A's, cited to A) is also judged against B
+(``at``; B states it of another name: unsupported), the case of a verifier that re-points a claim
+to the source whose words it holds; these are training items only (``train_only``), in the
+cited abstract's group, never counted in the figures. Folds group by the
 cited abstract, so no abstract's claims (nor any pair's) are in both the training and the test
 side. The operating threshold is chosen inside each training side (its own grouped 3-fold
 out-of-fold probabilities) as the highest that keeps ``KEEP`` of the supported claims with the
 decision it is ANDed with, and judged on the test side. Reported per fold, mean +- sd: AUC,
-unsupported passed, supported kept, for today's Verifier, the learned check alone, ANDed with the
-support bar, ANDed with today's verifier (the product's decision: the rule families stay gates,
-since without them the misattribution set's subject swaps and direction flips pass), and (``--drops``) with the bar and each one rule family; the model variants
-(logistic without the vector product, with it, a gradient-boosted and an MLP head).
+unsupported passed, supported kept, for the verifier's rules alone, the learned check alone, ANDed
+with the support bar, ANDed with the verifier's rules (the product's decision: the rule families
+of names, numbers and relations stay gates, since without them the misattribution set's subject
+swaps, number swaps and direction flips pass), and (``--drops``) with the bar and each one rule
+family; the model variants (logistic without the vector product, with it, a gradient-boosted and
+an MLP head).
 """
 
 from __future__ import annotations
@@ -53,6 +59,10 @@ def load_items() -> tuple[list[dict[str, Any]], dict[str, str]]:
         r = json.loads(line)
         items.append({"id": r["id"], "claim": r["claim"], "sources": r["sources"], "label": r["label"],
                       "kind": r["kind"], "origin": "swaps"})
+        if r["kind"] == "renamed" and r["other"] in r["sources"][1:]:  # B's words under A's name: B does not state it either
+            items.append({"id": r["id"] + "@other", "claim": r["claim"], "sources": r["sources"], "label": "unsupported",
+                          "kind": "renamed_at_other", "origin": "swaps", "at": r["sources"].index(r["other"]),
+                          "train_only": True})
     hoods = {}
     for line in ABSTRACTS_PATH.read_text(encoding="utf-8").splitlines():
         d = json.loads(line)
@@ -71,27 +81,27 @@ def load_items() -> tuple[list[dict[str, Any]], dict[str, str]]:
 
 
 def context(v: Any, claim: str, vec: np.ndarray) -> Judged:
-    """What ``Verifier._judge`` computes for a claim (ranked sentences, origin, bar)."""
+    """What ``Verifier._judge`` computes for a claim (ranked sentences, bar)."""
     ranked = {i: v.ranked(claim, vec, i) for i in range(len(v.sources))}
     score = {i: (r[0][0] if r else 0.0) for i, r in ranked.items()}
     top = max(score.values(), default=0.0)
     bar = max(v.cfg.support_threshold, top - v.cfg.support_margin)
-    said = v._said(claim)
-    origin = next((j for j in sorted(said, key=lambda j: -said[j]) if said[j] >= v.cfg.quote_level
-                   and v._attribution(claim, j, ranked[j])[0]), None)
-    return Judged(claim, vec, ranked, origin, bar)
+    return Judged(claim, vec, ranked, bar)
 
 
 def cache_key(items: list[dict[str, Any]]) -> str:
-    """The items and the feature code (``assistant/verify/support.py``, ``assistant/language/support_words.py``)."""
+    """The items and the feature and rule code (``assistant/verify/support.py``, ``attribution.py``,
+    ``citations.py``, ``assistant/language/support_words.py``)."""
     code = Path(__file__).parents[1] / "assistant"
-    return hashlib.sha256(json.dumps([[it["claim"], it["sources"]] for it in items]).encode()
-                          + (code / "verify" / "support.py").read_bytes()
+    return hashlib.sha256(json.dumps([[it["claim"], it["sources"], it.get("at", 0)] for it in items]).encode()
+                          + b"".join((code / "verify" / f).read_bytes() for f in ("support.py", "attribution.py", "citations.py"))
                           + (code / "language" / "support_words.py").read_bytes()).hexdigest()[:16]
 
 
 def compute(items: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, np.ndarray]:
-    """Features of every item and today's verifier decision (kept citing its own abstract)."""
+    """Features of every item (of its source ``at``, the cited abstract unless told) and the rules'
+    decisions (``verifier``: the product's rule families; ``words_only``: the support bar alone), each
+    whether the claim is kept citing that source."""
     from assistant.evidence.scoring import SentenceCache
     from assistant.settings import Settings, VerifySettings
     from assistant.store.embeddings import make_embedder
@@ -111,17 +121,18 @@ def compute(items: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, np.
     xs, verifier, off = [], [], []
     t0 = time.perf_counter()
     for n, (it, vec) in enumerate(zip(items, vecs, strict=True)):
+        at = it.get("at", 0)
         v = Verifier([texts[k] for k in it["sources"]], cache, idf, VerifySettings(learned=False))
         v._known[" ".join(it["claim"].split())] = vec
-        xs.append(features(v, context(v, it["claim"], vec), 0))
-        out = v.verify(f"{it['claim']} [1]")
+        xs.append(features(v, context(v, it["claim"], vec), at))
+        out = v.verify(f"{it['claim']} [{at + 1}]")
         s = out.sentences[0] if out.sentences else None
-        verifier.append(bool(s and s.supported and [out.order[c - 1] for c in s.citations] == [0]))
+        verifier.append(bool(s and s.supported and [out.order[c - 1] for c in s.citations] == [at]))
         w = Verifier([texts[k] for k in it["sources"]], cache, idf, VerifySettings(attribution=False, learned=False))
         w._known[" ".join(it["claim"].split())] = vec
-        out = w.verify(f"{it['claim']} [1]")
+        out = w.verify(f"{it['claim']} [{at + 1}]")
         s = out.sentences[0] if out.sentences else None
-        off.append(bool(s and s.supported and [out.order[c - 1] for c in s.citations] == [0]))
+        off.append(bool(s and s.supported and [out.order[c - 1] for c in s.citations] == [at]))
         if n % 500 == 0:
             log(f"  {n}/{len(items)} ({time.perf_counter() - t0:.0f} s)")
     res = {"x": np.stack(xs), "verifier": np.asarray(verifier), "words_only": np.asarray(off), "key": np.asarray(key)}
@@ -194,8 +205,9 @@ def ms(vals: list[float]) -> str:
 
 
 def gates(x: np.ndarray, verifier: np.ndarray, words_only: np.ndarray, drops: bool) -> dict[str, np.ndarray]:
-    """The decisions the learned check is ANDed with: the support bar alone, today's verifier (the bar
-    and every rule family: the product's), and with ``drops`` the bar and one rule family."""
+    """The decisions the learned check is ANDed with: the support bar alone, the verifier (the bar and
+    the rule families of ``assistant.verify.attribution``: the product's), and with ``drops`` the bar
+    and one rule family."""
     out = {"bar": words_only, "verifier": verifier}
     if drops:
         for r in RULES:
@@ -221,8 +233,9 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
     groups = np.asarray([it["group"] for it in items])
     origin = np.asarray([it["origin"] for it in items])
     kinds = np.asarray([it["kind"] for it in items])
-    splits = list(GroupKFold(folds).split(x, groups=groups))
-    out: dict[str, Any] = {"n": len(items), "folds": folds, "keep_target": KEEP, "rows": {}, "by_origin": {}, "by_kind": {}}
+    judged = ~np.asarray([bool(it.get("train_only")) for it in items])  # what the figures count
+    splits = [(train, test[judged[test]]) for train, test in GroupKFold(folds).split(x, groups=groups)]
+    out: dict[str, Any] = {"n": int(judged.sum()), "train_only": int((~judged).sum()), "folds": folds, "keep_target": KEEP, "rows": {}, "by_origin": {}, "by_kind": {}}
     table: dict[str, dict[str, list[float]]] = {}
     passed_all: dict[str, np.ndarray] = {}
     gate_of = gates(x, verifier, words_only, drops)
@@ -237,7 +250,7 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
         passed_all.setdefault(name, np.zeros(len(y), bool))[test] = passed
 
     for train, test in splits:
-        add("verifier (today)", verifier[test], test, None)
+        add("verifier (rules alone)", verifier[test], test, None)
         add("support bar alone (words only)", words_only[test], test, None)
         if ce is not None:  # out-of-fold already (evals.train_support_ce cv, the same folds)
             for gname, gate in list(gate_of.items())[:2]:
@@ -258,9 +271,10 @@ def cross_validate(items: list[dict[str, Any]], data: dict[str, np.ndarray], var
         out["rows"][name] = {k: ms(v) for k, v in row.items() if v}
     for name, passed in passed_all.items():
         out["by_origin"][name] = {o: dict(zip(("unsupported_passed", "supported_kept"),
-                                              (round(v, 3) for v in rates(passed[origin == o], y[origin == o])), strict=True))
-                                  for o in sorted(set(origin))}
-        out["by_kind"][name] = {k: round(float(passed[kinds == k].mean()), 3) for k in sorted(set(kinds))}
+                                              (round(v, 3) for v in rates(passed[m], y[m])), strict=True))
+                                  for o in sorted(set(origin)) if (m := judged & (origin == o)).any()}
+        out["by_kind"][name] = {k: round(float(passed[m].mean()), 3) for k in sorted(set(kinds))
+                                if (m := judged & (kinds == k)).any()}
     return out
 
 
@@ -349,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
         oof = json.loads(Path(args.ce).read_text(encoding="utf-8"))
         if oof.get("n_folds") != args.folds:
             raise SystemExit(f"{args.ce}: made with {oof.get('n_folds')} folds, not --folds {args.folds}")
+        keep = [n for n, it in enumerate(items) if it["id"] in oof["p"]]  # trained on the judged items only
+        items = [items[n] for n in keep]
+        data = {k: (v[keep] if v.ndim else v) for k, v in data.items()}
         data = with_ce(data, np.asarray([oof["p"][it["id"]] for it in items], np.float32))
     variants = {k: VARIANTS[k] for k in args.variants.split(",")}
     result = cross_validate(items, data, variants, drops=args.drops, folds=args.folds)

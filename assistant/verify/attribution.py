@@ -19,9 +19,9 @@ come from how English writes names, numbers and comparisons (names decided by
   side of the claim that the source has only on its compared side, or the reverse, reverses the
   relation ("A beats B" is not "B beats A"; the subject of LASP-2's result is not Ring Attention).
 - **Numbers occur, with the same unit and attached to the same thing** (``numbers``): every
-  number of the claim ("15.2%", "2.7x", "64 GPUs") is in the supporting sentence(s); a number
-  that the claim attaches to one name ("36.6% over LASP") but the source to another ("36.6% over
-  Ring Attention") is a mismatch where both attach one.
+  number of the claim ("15.2%", "2.7x", "64 GPUs") is in the cited abstract (a claim may join
+  figures of several of its sentences); a number that the claim attaches to one name ("36.6% over
+  LASP") but the abstract to another ("36.6% over Ring Attention") is a mismatch where both attach one.
 
 A claim that quotes a sentence of its source verbatim is that source's statement: no rule
 applies to it (the extractive engine's sentences pass unchanged). Each check returns the reason
@@ -241,13 +241,13 @@ def _attached(text: str, end: int) -> str | None:
     return found[0] if found else None
 
 
-def numbers(claim: str, evidence: list[str]) -> str | None:
-    """Why the claim's numbers are not the evidence sentences' (see the module docstring), or None."""
-    ev = [(v, u, s, end) for s in evidence for v, u, end in number_mentions(s)]
+def numbers(claim: str, sentences: list[str]) -> str | None:
+    """Why the claim's numbers are not the abstract's (its ``sentences``; see the module docstring), or None."""
+    ev = [(v, u, s, end) for s in sentences for v, u, end in number_mentions(s)]
     for value, unit, end in number_mentions(claim):
         same = [(s, e_end) for v, u, s, e_end in ev if v == value and (not unit or not u or unit == u)]
         if not same:
-            return f"the number {value}{unit} is not in the supporting sentence"
+            return f"the number {value}{unit} is not in the abstract"
         said_of = _attached(claim, end)
         if said_of is None:
             continue
@@ -270,7 +270,7 @@ def check(claim: str, source: str, evidence: list[str], source_sentences: list[s
     missing = unmentioned(claim, source)
     if missing:
         return f"it never mentions {_join(missing)}"
-    why = numbers(claim, evidence)
+    why = numbers(claim, source_sentences or evidence)
     if why:
         return why
     reasons = []

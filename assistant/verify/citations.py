@@ -10,9 +10,11 @@ renumbered [1], [2], ... in order of first use.
 
 Support in words is not support of the claim as said: with ``verify.attribution`` on (the
 default) a source also has to say it *of the same things* (``assistant.verify.attribution``: the names
-the claim states are mentioned, its subject is the sentence's, its numbers are the sentence's,
-its comparison keeps its direction). A cited source that fails is re-pointed to the best source
-that passes, else the sentence is dropped; ``AnswerSentence.reason`` says why.
+the claim states are mentioned, its subject is the sentence's, its numbers are the abstract's,
+its comparison keeps its direction), and with ``verify.learned`` on (the default) the learned
+support check (``assistant.verify.support``) has to find it stated. A cited source that fails is
+re-pointed to the best source that passes, else the sentence is dropped; ``AnswerSentence.reason``
+says why.
 
 A sentence that quotes a sentence of each source it cites verbatim (``verbatim_key``: whitespace,
 typographic quotes and dashes, a space before punctuation and the closing stop normalised; words,
@@ -258,7 +260,7 @@ class Verifier:
             if why is None and origin is not None and said[i] < self.cfg.quote_level:
                 why = f"its words are those of {self._name(origin)}, which says them of another name"
             if why is None and self.cfg.learned:  # and the learned check (assistant.verify.support), fitted on labelled claims
-                why = support.why_not(self, support.Judged(claim, vec, ranked, origin, bar), i)
+                why = support.why_not(self, support.Judged(claim, vec, ranked, bar), i)
             if why:
                 failed[i] = why
             else:

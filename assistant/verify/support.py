@@ -13,12 +13,15 @@ Features (``FEATURES``): the MiniLM cosines of the claim's best sentences in the
 the claim's content terms in its best sentence, its best two, and the whole abstract, and the
 IDF mass of its terms the abstract lacks; its names and numbers the abstract (or its best
 sentences) lacks; comparatives, direction, negation and universal words (``assistant.language.support_words``) the
-claim uses and the best sentences do not; the comparison's object terms in the abstract; what
-the other sources shown with it share (their best cosine and containment, and the cited-minus-
-other margins); whether it quotes a sentence of the cited abstract; the verifier's rule families
-(``attribution``: an unmentioned name, a number, a reversed or substituted relation; another
-source's statement of another name; below the support bar); and the elementwise product of the
-claim's vector with its best sentence's (``product`` models only).
+claim uses and the best sentences do not, and a direction word whose opposite they use instead;
+the comparison's object terms in the abstract; what the other sources shown with it share (their
+best cosine and containment, the cited-minus-other margins, and the claim's terms, names and
+numbers the cited abstract lacks and another source holds: a claim a neighbour states is likely
+misattributed); the share of the claim's neighbouring term pairs found in order in its best
+sentences and in the abstract; whether it quotes a sentence of the cited abstract; the verifier's
+rule families (``attribution``: an unmentioned name, a number, a reversed or substituted
+relation; below the support bar); and the elementwise product of the claim's vector with its best
+sentence's (``product`` models only).
 """
 
 from __future__ import annotations
@@ -33,7 +36,14 @@ from typing import Any
 import numpy as np
 
 from assistant.evidence.scoring import coverage, terms
-from assistant.language.support_words import COMPARATIVE, DIRECTION, HEDGE, NEGATION, UNIVERSAL
+from assistant.language.support_words import (
+    COMPARATIVE,
+    DIRECTION,
+    HEDGE,
+    NEGATION,
+    OPPOSITE,
+    UNIVERSAL,
+)
 from assistant.verify import attribution, support_ce
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "support.json"
@@ -43,10 +53,11 @@ FEATURES = (
     "n_terms", "names", "names_missing", "names_not_best", "numbers", "numbers_missing", "numbers_not_best",
     "comparative", "comparative_missing", "compared_cov", "direction_missing", "negation_missing",
     "universal_missing", "hedge_dropped", "other_cos", "other_cov", "margin_cos", "margin_cov",
-    "margin_score", "verbatim", "rule_unmentioned", "rule_numbers", "rule_relation", "rule_origin",
-    "rule_bar",
+    "margin_score", "verbatim", "rule_unmentioned", "rule_numbers", "rule_relation", "rule_bar",
+    "missing_best_mass", "missing_max_idf", "missing_in_other", "names_in_other", "numbers_in_other",
+    "pairs_best", "pairs_abstract", "comparative_abstract_missing", "direction_reversed", "length_ratio",
 )
-RULES = ("rule_unmentioned", "rule_numbers", "rule_relation", "rule_origin")
+RULES = ("rule_unmentioned", "rule_numbers", "rule_relation")
 
 
 @dataclass
@@ -56,7 +67,6 @@ class Judged:
     claim: str
     vec: np.ndarray
     ranked: dict[int, list[tuple[float, int]]]  # per source: (support score, sentence index), best first
-    origin: int | None  # a source whose sentence says the claim of another name (Verifier._judge)
     bar: float  # the support score a source needs (threshold, or within margin of the best)
 
 
@@ -96,10 +106,17 @@ def features(v: Any, j: Judged, i: int, ce: bool = False) -> np.ndarray:
     other_cov = max((coverage(ct, st, idf) for k in others for st in v.sources[k].terms), default=0.0)
     other_score = max((j.ranked[k][0][0] for k in others), default=0.0)
     score1 = ranked[0][0] if ranked else 0.0
-    why_numbers = attribution.numbers(claim, texts) if nums else None
+    why_numbers = attribution.numbers(claim, all_texts) if nums else None
     relation = bool(texts) and not unmentioned and why_numbers is None and all(
         attribution.flipped(claim, t) or attribution.substituted(claim, t) for t in texts)
     verbatim = any(" ".join(claim.split()).rstrip(".") in " ".join(t.split()) for t in all_texts)
+    absent = [t for t in uniq if t not in abstract]
+    elsewhere = set().union(*(_abstract_terms(v, k) for k in others)) if others else set()
+    other_texts = [v.sources[k].text for k in others]
+    missing_nums = [n for n in nums if n not in abs_nums]
+    other_nums = {x for t in other_texts for x, _, _ in attribution.number_mentions(t)}
+    best_words = [w for t in texts for w in terms(t)]
+    reversed_ = sum(1 for w in cw if w in OPPOSITE and OPPOSITE[w] & bw and w not in bw)
     x = [
         float(dense[0]), float(dense[1] if len(dense) > 1 else dense[0]), float(np.mean(dense[:3])), score1,
         coverage(ct, best_terms, idf), coverage(ct, best2, idf), coverage(ct, abstract, idf),
@@ -114,8 +131,14 @@ def features(v: Any, j: Judged, i: int, ce: bool = False) -> np.ndarray:
         float(len((cw & UNIVERSAL) - aw)), float(bool(bw & HEDGE) and not (cw & HEDGE)),
         other_cos, other_cov, float(dense[0]) - other_cos, coverage(ct, best_terms, idf) - other_cov,
         score1 - other_score, float(verbatim),
-        float(bool(unmentioned)), float(why_numbers is not None), float(relation),
-        float(j.origin is not None and j.origin != i), float(score1 < j.bar),
+        float(bool(unmentioned)), float(why_numbers is not None), float(relation), float(score1 < j.bar),
+        sum(idf(t) for t in uniq if t not in best2) / mass, max((idf(t) for t in absent), default=0.0),
+        sum(idf(t) for t in absent if t in elsewhere) / mass,
+        sum(any(attribution.occurs(n, t) for t in other_texts) for n in unmentioned) / max(len(names), 1),
+        sum(n in other_nums for n in missing_nums) / max(len(nums), 1),
+        _pair_share(ct, _pairs(best_words)), _pair_share(ct, _abstract_pairs(v, i)),
+        float(comp and not COMPARATIVE.search(src.text)), float(reversed_),
+        len(uniq) / max(len(set(best_words)), 1),
     ]
     if ce:
         x.append(_ce_logit(v, j, i))
@@ -137,6 +160,24 @@ def evidence(v: Any, j: Judged, i: int, n: int = 3) -> str:
     src = v.sources[i]
     best = sorted(k for _, k in j.ranked.get(i, [])[:n])
     return " ".join(src.text[a:b].strip() for a, b in (src.sentences[k] for k in best))
+
+
+def _pairs(words: list[str]) -> set[tuple[str, str]]:
+    return set(zip(words, words[1:], strict=False))
+
+
+def _pair_share(claim_terms: list[str], pairs: set[tuple[str, str]]) -> float:
+    """The share of the claim's neighbouring term pairs (in order) that ``pairs`` holds."""
+    own = _pairs(claim_terms)
+    return len(own & pairs) / len(own) if own else 1.0
+
+
+def _abstract_pairs(v: Any, i: int) -> set[tuple[str, str]]:
+    memo = v.__dict__.setdefault("_abstract_pairs", {})
+    if i not in memo:
+        src = v.sources[i]
+        memo[i] = set().union(*(_pairs(terms(src.text[a:b])) for a, b in src.sentences)) if src.sentences else set()
+    return memo[i]
 
 
 def _abstract_terms(v: Any, i: int) -> set[str]:
