@@ -58,7 +58,7 @@ fit: $(VENV)/.installed-dev
 	$(BIN)/python -m evals.shapes_model fit
 	$(BIN)/python -m evals.declines fit
 	$(BIN)/python -m evals.fit_shapes fit
-	$(BIN)/python -m evals.fit_sentences fit --scifact-dir evals/runs/_cache/scifact-fit
+	$(BIN)/python -m evals.fit_sentences fit --scifact-dir evals/runs/_cache/scifact-fit --ce
 	$(BIN)/python -m evals.fit support
 
 # The support cross-encoder (assistant/models/support_ce.onnx; measured, not shipped: docs/measurements.md):
@@ -76,6 +76,9 @@ train: $(TRAIN_VENV)/.installed $(VENV)/.installed-dev
 	$(BIN)/python -m evals.support_pairs
 	$(TRAIN_VENV)/bin/python -m evals.train_support_ce cv --n-folds 3
 	$(TRAIN_VENV)/bin/python -m evals.train_support_ce final
+	$(BIN)/python -m evals.fit_sentences features --scifact-dir evals/runs/_cache/scifact-fit
+	$(BIN)/python -m evals.sentence_pairs
+	$(TRAIN_VENV)/bin/python -m evals.train_sentence_ce cv --export
 
 # The generated question set (one question of each style per abstract, made by the packaged model; resumable).
 questions: $(VENV)/.installed-dev+local

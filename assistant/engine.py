@@ -210,8 +210,9 @@ class AnswerEngine:
         assert turn.evidence is not None
         # a question asking for a figure gets the sentence that states it, never a caveat that the
         # sources do not when the answering abstract does
-        chosen = scorer().adding(turn.evidence, scorer().pick(turn.evidence),
-                                 lambda text: not quantity_unstated(turn.asked, text))
+        probs = scorer().probabilities(turn.evidence)
+        chosen = scorer().adding(turn.evidence, scorer().pick(turn.evidence, probs),
+                                 lambda text: not quantity_unstated(turn.asked, text), probs)
         # the sentences come from the abstracts read for evidence: verify against those only
         # (each further abstract would cost its sentence vectors, ~0.1 s a sentence on 2 busy cores)
         answer = self._verified(base, turn.hits[: len(turn.evidence.texts)], draft(chosen))

@@ -29,6 +29,7 @@ QUESTIONS = DATASETS / "questions_written.jsonl"
 RETRIEVED = DATASETS / "sentences_retrieved_written.jsonl"
 CACHE = ROOT / "runs" / "_cache" / "sentence_features.npz"
 MODEL = ROOT.parent / "assistant" / "models" / "sentence_scorer.json"
+CE_OOF = ROOT / "fits" / "sentence_ce_oof.json"
 LABEL = {"A": 1.0, "P": 0.5, "B": 0.0, "U": 0.0, "C": 0.0}
 C_REG = 1.0  # inverse L2 strength (CV: 0.01 / 0.1 / 1.0 within the folds' spread; 1.0 the best mean)
 
@@ -74,10 +75,11 @@ def features(dirs: dict[str, Path], only: set[str] | None = None) -> dict[str, n
     from assistant import Assistant
     from assistant.evidence.scorer import features as sentence_features
     from assistant.evidence.scorer import positions
-    from assistant.evidence.scoring import score_evidence
+    from assistant.evidence.scoring import embed, score_evidence
 
     assistants: dict[str, Any] = {}
     X, y, qids, batches, absent, docs_of = [], [], [], [], [], []  # y: where each row is, labelled later
+    qvecs, svecs = [], []  # the question's and the sentence's MiniLM vectors, per row (float16)
     for n, r in enumerate(labelled_facts()):
         if only and r["id"].split("-")[0] not in only:
             continue
@@ -105,10 +107,15 @@ def features(dirs: dict[str, Path], only: set[str] | None = None) -> dict[str, n
             absent.append(bool(r.get("absent")))
             docs_of.append(s.doc_index)
         X.append(sentence_features(ev.question, ev.sentences, where))
+        if ev.sentences:
+            q_vec = embed(engine.cache.embedder, [ev.question])[0]
+            qvecs.append(np.repeat(q_vec[None, :], len(ev.sentences), 0).astype(np.float16))
+            svecs.append(np.vstack([s.vector for s in ev.sentences]).astype(np.float16))
         if n % 100 == 0:
             print(f"{n} questions, {len(y)} sentences", file=sys.stderr, flush=True)
     data = {"X": np.vstack(X), "where": np.asarray(y), "qid": np.asarray(qids), "batch": np.asarray(batches),
-            "absent": np.asarray(absent), "doc": np.asarray(docs_of)}
+            "absent": np.asarray(absent), "doc": np.asarray(docs_of),
+            "qvec": np.vstack(qvecs), "svec": np.vstack(svecs)}
     CACHE.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(CACHE, **data)
     return data
@@ -218,15 +225,29 @@ def cv(d: dict[str, np.ndarray], folds: int = 5) -> dict[str, Any]:
     return out
 
 
-def fit(d: dict[str, np.ndarray], report: dict[str, Any] | None = None) -> dict[str, Any]:
+def with_ce(d: dict[str, np.ndarray], oof: Path) -> dict[str, np.ndarray]:
+    """The rows with the sentence cross-encoder's out-of-fold logit as one more feature, ``ce``
+    (``evals.train_sentence_ce cv``: each row's probability from a model that never saw its question)."""
+    p = json.loads(oof.read_text(encoding="utf-8"))["p"]
+    keys = [f"{q}|{w}" for q, w in zip(d["qid"], d["where"], strict=True)]
+    missing = [k for k in keys if k not in p]
+    if missing:
+        raise SystemExit(f"{oof}: no probability for {len(missing)} rows (first {missing[0]}): rerun evals.train_sentence_ce cv")
+    prob = np.clip(np.asarray([p[k] for k in keys], np.float64), 1e-5, 1 - 1e-5)
+    return {**d, "X": np.hstack([d["X"], np.log(prob / (1 - prob))[:, None].astype(np.float32)])}
+
+
+def fit(d: dict[str, np.ndarray], report: dict[str, Any] | None = None, ce: str | None = None) -> dict[str, Any]:
     keep = d["y"] >= 0
     d = {k: v[keep] for k, v in d.items()}
     model = _fit(d["X"], d["y"])
     second, other = _best_bars(_prob(model, d["X"]), d)
     from assistant.evidence.scorer import FEATURES
 
-    out = {"model": model, "features": list(FEATURES), "bars": {"second": second, "other": other},
+    out = {"model": model, "features": list(FEATURES) + (["ce"] if ce else []), "bars": {"second": second, "other": other},
            "rows": int(len(d["y"])), "questions": int(len(np.unique(d["qid"]))), "cv": report or {}}
+    if ce:
+        out["cross_encoder"] = ce
     MODEL.parent.mkdir(parents=True, exist_ok=True)
     MODEL.write_text(json.dumps(out, indent=1) + "\n")
     return out
@@ -239,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scifact-dir", type=Path, default=ROOT / "runs" / "_cache" / "scifact-fit")
     p.add_argument("--refresh", action="store_true", help="recompute the features even when cached")
     p.add_argument("--batches", help="recompute only these batches' rows (comma-separated), keeping the others cached")
+    p.add_argument("--ce", nargs="?", const=str(CE_OOF), default=None,
+                   help="add the sentence cross-encoder's logit as a feature (its out-of-fold probabilities; the"
+                        " fitted scorer then runs assistant/models/sentence_ce.onnx)")
     args = p.parse_args(argv)
     dirs = {"bundled": args.bundled_dir, "scifact": args.scifact_dir}
     if args.batches and CACHE.exists():
@@ -255,10 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "features":
         return 0
     data = with_labels(data)
+    if args.ce:
+        data = with_ce(data, Path(args.ce))
     report = cv(data)
     print(json.dumps(report, indent=1))
     if args.cmd == "fit":
-        fit(data, report)
+        fit(data, report, "sentence_ce.onnx" if args.ce else None)
         print(f"wrote {MODEL}")
     return 0
 

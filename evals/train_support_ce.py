@@ -76,12 +76,12 @@ def tokenizer():  # noqa: ANN201
     return AutoTokenizer.from_pretrained(str(base_dir()))
 
 
-def encode(tok, rows: list[dict]) -> dict:  # noqa: ANN001
+def encode(tok, rows: list[dict], max_len: int = MAX_LEN) -> dict:  # noqa: ANN001
     return tok([r["claim"] for r in rows], [r["evidence"] for r in rows], truncation="only_second",
-               max_length=MAX_LEN, padding=True, return_tensors="pt")
+               max_length=max_len, padding=True, return_tensors="pt")
 
 
-def train(rows: list[dict], tok, epochs: int = EPOCHS):  # noqa: ANN001, ANN201
+def train(rows: list[dict], tok, epochs: int = EPOCHS, max_len: int = MAX_LEN):  # noqa: ANN001, ANN201
     import torch
 
     torch.manual_seed(SEED)
@@ -99,7 +99,7 @@ def train(rows: list[dict], tok, epochs: int = EPOCHS):  # noqa: ANN001, ANN201
         rng.shuffle(order)
         for b in range(0, len(order), BATCH):
             batch = [rows[i] for i in order[b:b + BATCH]]
-            enc = encode(tok, batch)
+            enc = encode(tok, batch, max_len)
             y = torch.tensor([float(r["label"]) for r in batch])
             loss = lossf(model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]), y)
             loss.backward()
@@ -114,13 +114,13 @@ def train(rows: list[dict], tok, epochs: int = EPOCHS):  # noqa: ANN001, ANN201
     return model
 
 
-def predict(model, tok, rows: list[dict]) -> np.ndarray:  # noqa: ANN001
+def predict(model, tok, rows: list[dict], max_len: int = MAX_LEN) -> np.ndarray:  # noqa: ANN001
     import torch
 
     out = []
     with torch.no_grad():
         for b in range(0, len(rows), 64):
-            enc = encode(tok, rows[b:b + 64])
+            enc = encode(tok, rows[b:b + 64], max_len)
             out.append(torch.sigmoid(model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])).numpy())
     return np.concatenate(out)
 

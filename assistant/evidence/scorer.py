@@ -4,10 +4,14 @@ and the sentences a single-fact answer shows.
 A logistic model over what evidence scoring already computes (``assistant.evidence.scoring``): the
 sentence's MiniLM cosine and IDF-weighted term share with the question, each also relative to the
 best in its abstract and the best overall, its abstract's place among those read, its position and
-length in the abstract, and the share of the question's names and numbers it repeats. Fitted on
-readers' labels of (question, sentence) pairs (``evals/datasets/sentences_written.jsonl``) by
-``python -m evals.fit sentences`` (part of ``make fit``); the weights ship as package data
-(``assistant/models/sentence_scorer.json``) and are read with numpy alone.
+length in the abstract, the share of the question's names and numbers it repeats, and the logit of
+the sentence cross-encoder (MiniLM fine-tuned on the readers' (question, sentence) labels by ``make
+train``, ``assistant/models/sentence_ce.onnx``; it reads the pair together, where the frozen
+features and their vector products had reached their limit: docs/learned.md). Fitted on
+readers' labels of (question, sentence) pairs (``evals/datasets/questions_written.jsonl``,
+``sentences_retrieved_written.jsonl``) by ``python -m evals.fit_sentences fit --ce`` (part of ``make
+fit``); the weights ship as package data (``assistant/models/sentence_scorer.json``), read with
+numpy, and the cross-encoder runs with onnxruntime.
 
 ``pick`` is the answer a reader needs: the sentence most likely to answer, then a second sentence
 of the same abstract, or one of another abstract, only when its own probability reaches the fitted
@@ -28,6 +32,8 @@ from importlib import resources
 import numpy as np
 
 from assistant.evidence.scoring import Evidence, Sentence
+from assistant.store.cross_encoder import CrossEncoder
+from assistant.store.cross_encoder import load as load_cross_encoder
 
 FEATURES = ("dense", "lexical", "dense_doc", "lexical_doc", "dense_all", "lexical_all", "rank0", "rank1",
             "position", "first", "last", "length", "numbers", "names", "has_number")
@@ -92,11 +98,16 @@ class SentenceScorer:
     bias: float
     second: float  # a second sentence of the answering abstract is shown from this probability
     other: float  # a sentence of another abstract is shown (and cited) from this probability
+    # the sentence cross-encoder whose logit for (question, sentence) is the model's last feature
+    cross_encoder: CrossEncoder | None = None
 
     def probabilities(self, evidence: Evidence) -> np.ndarray:
         x = features(evidence.question, evidence.sentences, positions(evidence))
         if not len(x):
             return np.zeros(0, np.float32)
+        if self.cross_encoder is not None:
+            ce = self.cross_encoder.logits([(evidence.question, s.text) for s in evidence.sentences])
+            x = np.hstack([x, ce[:, None]])
         z = ((x - self.mean) / self.scale) @ self.coef + self.bias
         return 1.0 / (1.0 + np.exp(-z))
 
@@ -120,12 +131,13 @@ class SentenceScorer:
                 others.append(j)
         return [sents[j] for j in own + others[:1]]
 
-    def adding(self, evidence: Evidence, chosen: list[Sentence], states: Callable[[str], bool]) -> list[Sentence]:
+    def adding(self, evidence: Evidence, chosen: list[Sentence], states: Callable[[str], bool],
+               probs: np.ndarray | None = None) -> list[Sentence]:
         """``chosen`` and, when their text does not state what ``states`` checks (the figure a question
         asks for), the likeliest further sentence of the answering abstract that does, in reading order."""
         if not chosen or states(" ".join(s.text for s in chosen)):
             return chosen
-        p = self.probabilities(evidence)
+        p = self.probabilities(evidence) if probs is None else probs
         doc = chosen[0].doc_index
         found = [j for j in np.argsort(-p, kind="stable") if evidence.sentences[j].doc_index == doc
                  and evidence.sentences[j] not in chosen and states(evidence.sentences[j].text)]
@@ -138,8 +150,14 @@ class SentenceScorer:
 @cache
 def scorer() -> SentenceScorer:
     """The shipped model (``assistant/models/sentence_scorer.json``)."""
-    d = json.loads(resources.files("assistant").joinpath("models", "sentence_scorer.json").read_text())
+    models = resources.files("assistant").joinpath("models")
+    d = json.loads(models.joinpath("sentence_scorer.json").read_text())
     m = d["model"]
+    ce = None
+    if d.get("cross_encoder"):
+        ce = load_cross_encoder(str(models.joinpath(d["cross_encoder"])))
+        if ce is None:
+            raise FileNotFoundError(f"assistant/models/{d['cross_encoder']} is missing: the sentence scorer reads it")
     return SentenceScorer(np.asarray(m["mean"], np.float32), np.asarray(m["scale"], np.float32),
                           np.asarray(m["coef"], np.float32), float(m["bias"]),
-                          float(d["bars"]["second"]), float(d["bars"]["other"]))
+                          float(d["bars"]["second"]), float(d["bars"]["other"]), ce)

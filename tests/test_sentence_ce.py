@@ -1,0 +1,58 @@
+"""The sentence cross-encoder the shipped scorer reads (assistant/models/sentence_ce.onnx)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assistant.evidence import scorer as scorer_mod
+from assistant.store.cross_encoder import load
+
+ROOT = Path(__file__).resolve().parents[1]
+ABSTRACT = (ROOT / "data" / "abstracts" / "003_0f338ae888bb6a20.txt").read_text(encoding="utf-8")
+
+
+def _sentence(start: str) -> str:
+    i = ABSTRACT.index(start)
+    return ABSTRACT[i:ABSTRACT.index(".", i) + 1]
+
+
+def test_shipped_scorer_reads_the_cross_encoder_it_names() -> None:
+    meta = json.loads((ROOT / "assistant" / "models" / "sentence_scorer.json").read_text())
+    assert meta["features"][-1] == "ce" and meta["cross_encoder"] == "sentence_ce.onnx"
+    s = scorer_mod.scorer()
+    assert s.cross_encoder is not None and len(s.coef) == len(meta["features"])
+
+
+def test_the_answering_sentence_outscores_background_of_the_same_abstract() -> None:
+    ce = scorer_mod.scorer().cross_encoder
+    assert ce is not None
+    question = "What is VAT's latent space mapped to before quantization?"
+    answering = _sentence("This latent space is then mapped")
+    background = [_sentence("Autoregressive transformers have revolutionized"), _sentence("During the decoding phase")]
+    logits = ce.logits([(question, answering)] + [(question, b) for b in background])
+    assert logits[0] > max(logits[1:])
+    probs = ce.probs([(question, answering)])
+    assert 0.0 < float(probs[0]) <= 1.0
+
+
+def test_a_missing_model_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load(str(tmp_path / "absent.onnx")) is None
+    models = tmp_path / "assistant" / "models"
+    models.mkdir(parents=True)
+    meta = json.loads((ROOT / "assistant" / "models" / "sentence_scorer.json").read_text())
+    (models / "sentence_scorer.json").write_text(json.dumps({**meta, "cross_encoder": "gone.onnx"}))
+
+    class Files:
+        def files(self, _: str) -> Path:
+            return tmp_path / "assistant"
+
+    monkeypatch.setattr(scorer_mod, "resources", Files())
+    scorer_mod.scorer.cache_clear()
+    try:
+        with pytest.raises(FileNotFoundError, match="gone.onnx"):
+            scorer_mod.scorer()
+    finally:
+        scorer_mod.scorer.cache_clear()
