@@ -24,9 +24,10 @@ def supports(embedder: Any) -> bool:
 
 
 def late_vectors(embedder: Any, texts: list[str], spans: list[list[tuple[int, int]]],
-                 batch_size: int = 32) -> tuple[np.ndarray, list[np.ndarray]]:
+                 batch_size: int | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
     """Each text's vector and, per text, one vector per (start, end) span."""
     model = getattr(embedder, "inner", embedder)
+    batch_size = batch_size or model.batch_size
     dim = model.dimension
     doc_vecs = np.empty((len(texts), dim), dtype=np.float32)
     span_vecs = [np.empty((len(s), dim), dtype=np.float32) for s in spans]

@@ -20,6 +20,7 @@ from assistant.settings import Settings
 _TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's window (its max_seq_length)
 MINILM_DIMENSION = 384  # all-MiniLM-L6-v2's hidden size: the offline default's vector length
+EMBED_BATCH = 8  # texts per forward pass (OfflineMiniLM.model: measured against 4, 12, 16, 32)
 
 
 class EmbeddingSetupError(RuntimeError):
@@ -62,6 +63,8 @@ class OfflineMiniLM(ONNXMiniLM_L6_V2):
     - it raises on inputs over 256 tokens; we truncate instead, like sentence-transformers.
     """
 
+    batch_size = EMBED_BATCH
+
     def __init__(self, folder: Path) -> None:
         super().__init__(preferred_providers=["CPUExecutionProvider"])
         self.DOWNLOAD_PATH = prepare_onnx_folder(folder)
@@ -75,21 +78,23 @@ class OfflineMiniLM(ONNXMiniLM_L6_V2):
 
     @cached_property
     def model(self) -> Any:
-        """The library's session, without onnxruntime's CPU memory arena: the arena keeps the
-        largest batch's buffers for good (peak RSS embedding 160 abstracts, two runs each, load
-        ~15: 1,597-1,614 MiB with it, 1,064-1,140 MiB without; the same vectors, the same time)."""
+        """The library's session with onnxruntime's CPU memory arena, fed batches of
+        ``EMBED_BATCH``: the arena keeps the largest batch's buffers, so small batches keep it small.
+        300 SciFact abstracts, one process each, load ~1.5 (/tmp script over evals/bench_embedder.py's
+        session): arena off, batch 32 24.3 s, peak RSS 1,040 MiB; arena on, batch 32 16.8 s,
+        1,520 MiB; arena on, batch 8 13.9-14.6 s, 548-558 MiB; batch 4 14.3 s, 415 MiB."""
         so = self.ort.SessionOptions()
         so.log_severity_level = 3
         so.graph_optimization_level = self.ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        so.enable_cpu_mem_arena = False
         return self.ort.InferenceSession(str(Path(self.DOWNLOAD_PATH) / "onnx" / "model.onnx"),
                                          providers=["CPUExecutionProvider"], sess_options=so)
 
     def _download_model_if_not_exists(self) -> None:  # files come from packages, never the net
         return None
 
-    def _forward(self, documents: list[str], batch_size: int = 32) -> np.ndarray:
+    def _forward(self, documents: list[str], batch_size: int | None = None) -> np.ndarray:
         # Sort by length so each batch pads little; restore the order afterwards.
+        batch_size = batch_size or self.batch_size
         order = sorted(range(len(documents)), key=lambda i: len(documents[i]))
         out = np.empty((len(documents), self.dimension), dtype=np.float32)
         for b in range(0, len(order), batch_size):
