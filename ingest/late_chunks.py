@@ -23,11 +23,9 @@ def supports(embedder: Any) -> bool:
     return module is not None and isinstance(getattr(embedder, "inner", embedder), module.OfflineMiniLM)
 
 
-def late_vectors(embedder: Any, texts: list[str], spans: list[list[tuple[int, int]]],
-                 batch_size: int | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+def late_vectors(embedder: Any, texts: list[str], spans: list[list[tuple[int, int]]]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Each text's vector and, per text, one vector per (start, end) span."""
     model = getattr(embedder, "inner", embedder)
-    batch_size = batch_size or model.batch_size
     dim = model.dimension
     doc_vecs = np.empty((len(texts), dim), dtype=np.float32)
     span_vecs = [np.empty((len(s), dim), dtype=np.float32) for s in spans]
@@ -40,15 +38,9 @@ def late_vectors(embedder: Any, texts: list[str], spans: list[list[tuple[int, in
             todo.append(i)
         else:
             doc_vecs[i], span_vecs[i] = found
-    order = sorted(todo, key=lambda i: len(texts[i]))
-    for b in range(0, len(order), batch_size):
-        idx = order[b : b + batch_size]
-        encoded = model.tokenizer.encode_batch([texts[i] for i in idx])
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        hidden = model.model.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
-        m = mask[:, :, None].astype(np.float32)
-        doc_vecs[idx] = model._normalize((hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None))
+    for rows, encoded, hidden, mask in model.batches([texts[i] for i in todo]):
+        idx = [todo[r] for r in rows]
+        doc_vecs[idx] = model.pooled(hidden, mask)
         for row, i in enumerate(idx):
             offsets = np.array(encoded[row].offsets, dtype=np.int64)
             real = np.array(encoded[row].special_tokens_mask, dtype=bool) == 0
