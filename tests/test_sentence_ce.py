@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant import Assistant
 from assistant.evidence import scorer as scorer_mod
 from assistant.store.cross_encoder import load
 
@@ -69,3 +70,37 @@ def test_a_pairs_logit_does_not_depend_on_the_pairs_read_beside_it() -> None:
     beside_long = ce.logits([(question, answering), (question, ABSTRACT)])
     beside_short = ce.logits([(question, "Yes."), (question, answering)])
     assert float(alone[0]) == float(beside_long[0]) == float(beside_short[1])
+
+
+class Counting:
+    """The shipped cross-encoder, counting the pairs it reads."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner, self.read = inner, 0
+
+    def logits(self, pairs: list[tuple[str, str]]) -> object:
+        self.read += len(pairs)
+        return self.inner.logits(pairs)  # type: ignore[attr-defined]
+
+
+def test_the_cascade_reads_only_the_logistics_first_sentences_and_shows_what_reading_all_shows(corpus: Assistant) -> None:
+    import dataclasses
+
+    from assistant.evidence.scoring import score_evidence
+
+    shipped = scorer_mod.scorer()
+    assert shipped.prefilter is not None and 0 < shipped.reads
+    question = "How does Ring Attention scale context length?"
+    hits = corpus.search(question, k=5)
+    evidence = score_evidence(question, [h.text for h in hits[:3]], corpus.engine.cache, corpus.engine.idf())
+    assert len(evidence.sentences) > shipped.reads
+    counted = Counting(shipped.cross_encoder)
+    cascade = dataclasses.replace(shipped, cross_encoder=counted)
+    every = dataclasses.replace(shipped, reads=0)
+    p_cascade, p_every = cascade.probabilities(evidence), every.probabilities(evidence)
+    assert counted.read == shipped.reads
+    read = p_cascade > 0
+    assert int(read.sum()) == shipped.reads
+    assert p_cascade[read] == pytest.approx(p_every[read], abs=1e-6)  # each pair read alone: the same logit
+    assert [s.text for s in cascade.pick(evidence, p_cascade)] == [s.text for s in every.pick(evidence, p_every)]
+    assert "Ring Attention" in hits[0].label
