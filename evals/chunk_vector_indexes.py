@@ -58,8 +58,8 @@ def build(root: Path, modes: list[str], bundled: bool, scifact: Path | None) -> 
     table = Table(model)
     plain_late = late_chunks.late_vectors
 
-    def recording(embedder: Any, texts: list[str], spans: Any, batch_size: int = 32) -> Any:
-        docs, per_doc = plain_late(embedder, texts, spans, batch_size)
+    def recording(embedder: Any, texts: list[str], spans: Any) -> Any:
+        docs, per_doc = plain_late(embedder, texts, spans)
         table.vectors.update(zip(texts, docs, strict=True))
         return docs, per_doc
 

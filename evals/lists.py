@@ -289,6 +289,9 @@ def build(data_dir: str | None = None, out: Path = LISTS_PATH) -> dict[str, Any]
 # evals/experiments/lists_written.py); the model's rewordings (list_reworded) are measured with --types: they
 # lost the term's sense too often to calibrate anything (docs/archive/measurements-diary.md).
 FIT_TYPES = ("list", "list_written", "list_absent")
+TOPIC = "frames"  # what a list is about: "frames" (shape.detect's topic), "question" (the question's own words)
+
+
 def list_features(assistant: Any, questions: list[Any], n: int | None = None) -> list[dict[str, Any]]:
     """Each list question's candidates: (lexical, dense, is gold), and the baseline's top-k works."""
     from assistant.collection.topics import candidates, feedback, unwritten, written
@@ -299,7 +302,7 @@ def list_features(assistant: Any, questions: list[Any], n: int | None = None) ->
     idf = engine.idf()
     out = []
     for q in questions:
-        topic = detect(q.text).topic or q.text
+        topic = (detect(q.text).topic or q.text) if TOPIC == "frames" else q.text
         cands = candidates(engine.parts, topic, n or assistant.settings.collection.candidates)
         base = [h.metadata.get("work_id", h.doc_id) for h in assistant.search(q.text, k=k, mode="baseline")]
         fed = {}  # by meaning with feedback from the best fb candidates: (rank, cosine, work) by rank, and the best cosine
@@ -372,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--types", default=None, help="fit: comma-separated question types (list, list_written, list_absent, list_reworded, list_curated; default list,list_written,list_absent); "
                     "with it the fit is printed, not written")
     ap.add_argument("--dry-run", action="store_true", help="fit: print, do not write evals/fits/lists.json")
+    ap.add_argument("--topic", choices=["frames", "question"], default="frames",
+                    help="fit: what a list is about, the frames' topic or the question's own words (printed, not written)")
     ap.add_argument("--no-meaning", action="store_true", help="fit: without the by-meaning rule (printed, not written)")
     ap.add_argument("--no-feedback", action="store_true", help="fit: by meaning without pseudo-relevance feedback (printed, not written)")
     args = ap.parse_args(argv)
@@ -379,7 +384,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(shape_confusion(), indent=1))
         return 0
     types = tuple(args.types.split(",")) if args.types else FIT_TYPES
-    dry = args.dry_run or args.candidates or args.min_listed is not None or args.types or args.no_meaning or args.no_feedback
+    global TOPIC
+    TOPIC = args.topic
+    dry = args.topic != "frames" or args.dry_run or args.candidates or args.min_listed is not None or args.types or args.no_meaning or args.no_feedback
     out = build(args.data_dir) if args.command == "build" else fit(
         args.data_dir, n=args.candidates, m=args.min_listed, types=types, out=None if dry else FIT_PATH,
         meaning=not args.no_meaning, feedback=not args.no_feedback)
