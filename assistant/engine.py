@@ -23,7 +23,6 @@ from assistant.compose.answer_text import (  # noqa: F401 (the fixed texts are i
     DECLINED_REASON,
     EMPTY_TEXT,
     MODEL_REFUSAL,
-    NO_FIGURE,
     REFUSAL_TEXT,
     add_usage,
     caveat_for,
@@ -34,7 +33,7 @@ from assistant.compose.answer_text import (  # noqa: F401 (the fixed texts are i
     join_names,
     model_absence,
 )
-from assistant.compose.extractive import choose, draft, quantity_unstated, second_look, unstated
+from assistant.compose.extractive import choose, draft, second_look, unstated
 from assistant.compose.prompts import (
     build_messages,
     condense_messages,
@@ -208,11 +207,7 @@ class AnswerEngine:
     # --- outcomes -------------------------------------------------------------------------------
     def _extractive(self, base: Answer, turn: Turn, model_declined: bool = False) -> Answer:
         assert turn.evidence is not None
-        # a question asking for a figure gets the sentence that states it, never a caveat that the
-        # sources do not when the answering abstract does
-        probs = scorer().probabilities(turn.evidence)
-        chosen = scorer().adding(turn.evidence, scorer().pick(turn.evidence, probs),
-                                 lambda text: not quantity_unstated(turn.asked, text), probs)
+        chosen = scorer().pick(turn.evidence)
         # the sentences come from the abstracts read for evidence: verify against those only
         # (each further abstract would cost its sentence vectors, ~0.1 s a sentence on 2 busy cores)
         answer = self._verified(base, turn.hits[: len(turn.evidence.texts)], draft(chosen))
@@ -221,16 +216,15 @@ class AnswerEngine:
     def _caveated(self, answer: Answer, turn: Turn, model_declined: bool = False) -> Answer:
         d, said = turn.decision, " ".join(s.text for s in answer.sentences if s.supported)
         turn.absent = turn.absent or model_absence(answer.sentences)  # the model's "does not specify X"
-        figure = d is not None and d.outcome == "answer" and not model_declined and quantity_unstated(turn.asked, said)
         # the item the question asks for, unstated by the sentences (assistant/verify/focus.py)
         # (after a model's decline too: its caveat then names what is unstated, not only "no direct answer")
-        item = None if d is None or d.missing or figure or not self.settings.caveat.asked_item \
+        item = None if d is None or d.missing or not self.settings.caveat.asked_item \
             else unstated_focus(turn.asked, said, cited_parts(answer.sentences))
-        absent = "" if d is None or d.missing or figure or not self.settings.caveat.asked_item else turn.absent
-        if d is None or (d.outcome != "caveat" and not model_declined and not (figure or item or absent)) or not answer.citations:
+        absent = "" if d is None or d.missing or not self.settings.caveat.asked_item else turn.absent
+        if d is None or (d.outcome != "caveat" and not model_declined and not (item or absent)) or not answer.citations:
             return answer
         # which caveat: the order lives in answer_text.caveat_kind alone; the text follows the kind
-        kind = answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, figure, bool(absent),
+        kind = answer.caveat_kind = caveat_kind(bool(d.missing), model_declined, bool(absent),
                                                 item is not None and not model_declined)  # a decline stays its kind
         words = unstated(turn.asked, said, self.idf(), nouns=nominal(turn.asked)) \
             if kind in (kinds.CAVEAT_WEAK_MATCH, kinds.CAVEAT_MODEL_DECLINED) else []

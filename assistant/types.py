@@ -12,7 +12,7 @@ from typing import Any
 # strings (JSON values too): extend, never rename. None: no caveat (or a refusal that names nothing).
 CAVEAT_WEAK_MATCH = "weak_match"  # the decision's weak match: "The abstracts found may not answer this directly ..."
 CAVEAT_ASKED_ITEM = "asked_item"  # assistant/verify/focus.py: "... describe X but do not state the N asked for"
-CAVEAT_FIGURE = "figure"  # extractive.quantity_unstated: "... do not state the number asked for"
+CAVEAT_FIGURE = "figure"  # kept as a value readers may test for; no check writes it (docs/learned.md, the caveat rules)
 CAVEAT_MODEL_ABSENCE = "model_absence"  # the model's "does not specify X": "... do not state X"
 CAVEAT_MODEL_DECLINED = "model_declined"  # the model's NOT IN SOURCES: "The model found no direct answer ..."
 CAVEAT_MISSING_NAME = "missing_name"  # a name or number of the question no abstract mentions (caveat or refusal)

@@ -4,10 +4,10 @@ hedging the answerable ones?
 
     python -m evals.caveat_rules --bundled-dir D --scifact-dir S [--answerable 400] [--out RUN.json]
 
-The rule families (engine ``_caveated``): the asked-for item (``assistant/verify/focus.py``,
-``settings.caveat.asked_item``: "... describe X but do not state the N asked for") and the figure
-(``compose.extractive.quantity_unstated``: a question asking for a number whose answer states none;
-it also adds the sentence that states the figure). The questions: every one-fact question and fact
+The rule family (engine ``_caveated``): the asked-for item (``assistant/verify/focus.py``,
+``settings.caveat.asked_item``: "... describe X but do not state the N asked for"). The figure rule
+(a question asking for a number whose answer states none) was measured here too and retired for want
+of a gain (docs/learned.md). The questions: every one-fact question and fact
 follow-up of ``evals/datasets/questions_written.jsonl`` whose detail its abstract does not state
 (``absent``), a seeded sample of ``--answerable`` of the others, and all of ``ab_written.jsonl``'s;
 each asked extractively over its own corpus's index (``D``: the bundled corpus, ``S``: SciFact-2101's).
@@ -21,8 +21,6 @@ import argparse
 import json
 import random
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 DATASETS = ROOT / "datasets"
-VARIANTS = ("shipped", "no asked item", "no figure", "neither")
+VARIANTS = ("shipped", "no asked item")
 
 
 def questions(answerable: int, seed: int = 29) -> list[dict[str, Any]]:
@@ -48,18 +46,9 @@ def questions(answerable: int, seed: int = 29) -> list[dict[str, Any]]:
     return absent + others[:answerable] + held
 
 
-@contextmanager
-def variant(name: str) -> Iterator[dict[str, Any]]:
-    """The settings overrides of ``name``, with the figure rule patched out where it is off."""
-    from assistant import engine
-
-    plain = engine.quantity_unstated
-    if name in ("no figure", "neither"):
-        engine.quantity_unstated = lambda question, text: False  # type: ignore[assignment]
-    try:
-        yield {"caveat": {"asked_item": name not in ("no asked item", "neither")}}
-    finally:
-        engine.quantity_unstated = plain
+def variant(name: str) -> dict[str, Any]:
+    """The settings overrides of ``name``."""
+    return {"caveat": {"asked_item": name != "no asked item"}}
 
 
 def run(dirs: dict[str, Path], qs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -68,19 +57,19 @@ def run(dirs: dict[str, Path], qs: list[dict[str, Any]]) -> dict[str, list[dict[
 
     out: dict[str, list[dict[str, Any]]] = {}
     for name in VARIANTS:
-        with variant(name) as overrides:
-            assistants: dict[str, Any] = {}
-            rows = []
-            for r in qs:
-                corpus = r.get("corpus", "bundled")
-                if corpus not in assistants:
-                    s = Settings.load(data_dir=dirs[corpus])
-                    s = s.model_copy(update={"caveat": s.caveat.model_copy(update=overrides["caveat"])})
-                    assistants[corpus] = Assistant(settings=s)
-                ans = assistants[corpus].ask(r["question"], history=r.get("history") or [], backend="extractive")
-                rows.append({"id": r["id"], "batch": r["id"].split("-")[0], "absent": bool(r.get("absent")),
-                             "refused": ans.refused, "caveat": ans.caveat_kind if ans.caveat else None})
-            out[name] = rows
+        overrides = variant(name)
+        assistants: dict[str, Any] = {}
+        rows = []
+        for r in qs:
+            corpus = r.get("corpus", "bundled")
+            if corpus not in assistants:
+                s = Settings.load(data_dir=dirs[corpus])
+                s = s.model_copy(update={"caveat": s.caveat.model_copy(update=overrides["caveat"])})
+                assistants[corpus] = Assistant(settings=s)
+            ans = assistants[corpus].ask(r["question"], history=r.get("history") or [], backend="extractive")
+            rows.append({"id": r["id"], "batch": r["id"].split("-")[0], "absent": bool(r.get("absent")),
+                         "refused": ans.refused, "caveat": ans.caveat_kind if ans.caveat else None})
+        out[name] = rows
         print(f"{name}: {len(rows)} answers", file=sys.stderr, flush=True)
     return out
 

@@ -34,12 +34,11 @@ def commit() -> str:
 def checks(assistant: Any, text: str, exclude: set[str] | None) -> dict[str, Any]:
     """What the checks find missing in the statements a heard decline quotes (the engine's
     ``_extractive(..., model_declined=True)``, the same path): the asked-for item unstated
-    (``focus.unstated_focus``; ``has_focus``: the question has an item at all), a figure asked for
-    and unstated, the question's noun-phrase words the statements do not mention (``unstated``
+    (``focus.unstated_focus``; ``has_focus``: the question has an item at all), the question's noun-phrase words the statements do not mention (``unstated``
     uncapped: every such word the collection uses; ``nominal``: how many such words the question
     has), the names no source mentions, and the decline's caveat as the product writes it."""
     from assistant.compose.answer_text import cited_parts
-    from assistant.compose.extractive import quantity_unstated, unstated
+    from assistant.compose.extractive import unstated
     from assistant.types import Answer
     from assistant.verify.focus import focus, nominal, unstated_focus
 
@@ -56,7 +55,7 @@ def checks(assistant: Any, text: str, exclude: set[str] | None) -> dict[str, Any
     words = unstated(turn.asked, said, idf, n=99, nouns=nouns)
     usable = unstated(turn.asked, "", idf, n=99, nouns=nouns)  # the nominal words the collection uses
     return {"quoted": True, "has_focus": focus(turn.asked) is not None, "item_unstated": item is not None,
-            "item": item.phrase if item else "", "figure_unstated": quantity_unstated(turn.asked, said),
+            "item": item.phrase if item else "",
             "unstated": words, "nominal": len(usable), "missing": list(d.missing),
             "caveat": ans.caveat, "sentences": sum(s.supported for s in ans.sentences)}
 

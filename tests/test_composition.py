@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from assistant import Assistant
-from assistant.compose.extractive import background, choose, quantity_unstated, unstated
+from assistant.compose.extractive import background, choose, unstated
 from assistant.evidence.scoring import Evidence, Sentence, terms
 from assistant.store.idf import Idf
 
@@ -79,44 +79,6 @@ def test_answers_open_with_a_sentence_that_holds_the_questions_terms(corpus: Ass
         assert not opens_abstract or set(terms(first.text)) & set(terms(r["question"])), (r["id"], first.text)
 
 
-def test_a_quantity_asked_for_is_stated_as_a_number() -> None:
-    assert quantity_unstated("How many parameters does BERTuit have?", "BERTuit is a BERT model for Spanish tweets.")
-    assert quantity_unstated("What percentage of tokens are pruned?", "Tokens are pruned by attention scores.")
-    assert not quantity_unstated("How many parameters does it have?", "It has 7B parameters.")
-    assert not quantity_unstated("How much faster is it?", "It is three times faster than attention.")
-    assert quantity_unstated("How many GPUs were used?", "We train on A100 GPUs with GPT-4 labels.")  # names, not numbers
-    assert not quantity_unstated("Does it encode position by how large a value is?", "Position is a magnitude.")
-    assert not quantity_unstated("What does FlashAttention do?", "It tiles attention.")
-
-
-def test_a_comparatives_degree_is_stated_by_a_ratio() -> None:
-    # session 17, H (#19): "how much longer" asks for a degree, stated by a difference with its unit
-    # or by a ratio; "how long" still needs the length with its unit
-    assert not quantity_unstated("How much longer sequences can it train on?", "It trains sequences up to 32 times longer.")
-    assert not quantity_unstated("How much shorter are the prompts?", "Prompts are 40% shorter.")
-    assert not quantity_unstated("How much longer does it take?", "It takes 10 minutes longer.")
-    assert quantity_unstated("How much longer sequences can it train on?", "It trains on longer sequences.")
-    assert quantity_unstated("How long does training take?", "Training is 32 times longer.")
-
-
-def test_an_answer_without_the_figure_asked_for_says_so(corpus: Assistant) -> None:
-    rows = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["question"].lower().startswith("how many")]
-    assert any(r["type"] == "numeric" for r in rows) and any(r["type"] == "unanswerable" for r in rows)
-    flagged = 0
-    for r in rows:
-        answer = corpus.ask(r["question"])
-        if answer.refused:
-            continue
-        said = " ".join(s.text for s in answer.sentences if s.supported)
-        if quantity_unstated(r["question"], said) and answer.relevance is not None:
-            assert answer.caveat, r["id"]  # never a plain answer without the number
-            flagged += 1
-        if r["type"] == "numeric":
-            assert answer.caveat_kind != "figure", (r["id"], answer.text)  # the answering abstract states it
-    assert flagged >= 1
-
-
 def test_a_count_written_before_its_noun_is_no_caveat_on_a_right_answer(corpus: Assistant) -> None:
     # session 11, C3 (#19): "how many N" now needs a number before N (focus._counted); the dev
     # set's answerable "how many" questions state theirs so ("1,616 diverse NLP tasks"): no caveat
@@ -126,7 +88,7 @@ def test_a_count_written_before_its_noun_is_no_caveat_on_a_right_answer(corpus: 
     assert rows
     for r in rows:
         answer = corpus.ask(r["question"])
-        assert not answer.refused and answer.caveat_kind not in ("asked_item", "figure"), (r["id"], answer.text)
+        assert not answer.refused and answer.caveat_kind != "asked_item", (r["id"], answer.text)
 
 
 def test_a_lead_that_leans_back_follows_the_sentence_it_leans_on() -> None:

@@ -142,7 +142,7 @@ def test_the_caveat_says_what_is_described_only_when_the_sentences_name_it() -> 
 # --- which caveat it is (Answer.caveat_kind) ---------------------------------------------------------
 @pytest.mark.parametrize(("question", "kind", "refused"), [
     ("What is the license of the LASP-2 code?", "asked_item", False),  # LASP-2's abstract states no licence
-    ("How many layers does Ring Attention use?", "figure", False),  # its abstract states no layer count
+    ("How many layers does Ring Attention use?", "asked_item", False),  # its abstract states no layer count
     ("How much faster is FlashAttention-3 than LASP-2?", "missing_name", False),  # no abstract names FlashAttention-3
     ("What accuracy does Zorblax-9 reach on the Quokka benchmark?", "missing_name", True),  # nothing on the topic either
     ("How do hospitals schedule nurses?", "weak_match", False),  # the closest: a learning-rate schedule
@@ -179,34 +179,8 @@ def test_ask_json_carries_the_caveat_kind(corpus_dir: Any) -> None:
     assert data["caveat_kind"] == "asked_item" and data["caveat"].startswith("The abstracts found describe LASP-2")
 
 
-# --- session 10, B4 (#19): the figure's kind, the compound's head, the words a caveat names ---------
-@pytest.mark.parametrize(("question", "said", "unstated"), [
-    ("How long does training take on ImageNet?", "Our model reaches 76.3% accuracy on ImageNet-1K.", True),  # no duration
-    ("How long does training take on ImageNet?", "Training takes 3 days on 8 GPUs.", False),
-    ("How long a context does it handle?", "It handles 128K tokens.", False),  # a length
-    ("How fast is decoding?", "Decoding is 2.3x faster than attention.", False),  # a ratio
-    ("How fast is decoding?", "Decoding runs at 120 tokens per second.", False),  # a rate
-    ("How fast is decoding?", "We evaluate decoding on 3 benchmarks.", True),  # a count is no speed
-    ("How much does pruning speed up inference on a phone?", "We prune 3 layers of ResNet-50.", True),
-    ("How much does pruning speed up inference on a phone?", "Pruning makes inference 40% faster.", False),
-    ("How many parameters does it have?", "It has 7B parameters.", False),  # any number, as before
-    ("How long-range are the dependencies it captures?", "It captures long-range dependencies.", False),  # an adjective
-])
-def test_a_quantity_question_needs_a_number_of_the_kind_asked(question: str, said: str, unstated: bool) -> None:
-    from assistant.compose.extractive import quantity_unstated
-
-    assert quantity_unstated(question, said) is unstated
-
-
-def test_how_long_training_takes_is_a_figure_the_abstract_may_not_state(corpus: Assistant) -> None:
-    # LASP-2's abstract states a speed-up (15.2%) and a sequence length, no training time: the
-    # sentences stand under the figure caveat (fails before: "how long" was no quantity question)
-    answer = corpus.ask("How long does LASP-2 take to train?")
-    assert not answer.refused and answer.citations and answer.caveat_kind == "figure"
-    assert answer.caveat is not None and "do not state the number asked for" in answer.caveat
-    # the caveat names what the sentences describe, as the asked-item caveat does (was "describe this")
-    assert answer.caveat.startswith("The abstracts found describe LASP-2 but do not state"), answer.caveat
-    # "how fast" is stated by the same sentence's percentage: a plain answer (no caveat on a right answer)
+def test_a_figure_the_abstract_states_is_answered_plainly(corpus: Assistant) -> None:
+    # "how fast" is stated by the answering sentence's percentage: a plain answer, no caveat on a right answer
     fast = corpus.ask("How fast is LASP-2?")
     assert fast.caveat is None and "15.2%" in fast.text
 

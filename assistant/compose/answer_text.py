@@ -13,7 +13,6 @@ from assistant.search.hits import to_hit
 from assistant.store.chroma import StoredDoc
 from assistant.types import (
     CAVEAT_ASKED_ITEM,
-    CAVEAT_FIGURE,
     CAVEAT_MISSING_NAME,
     CAVEAT_MODEL_ABSENCE,
     CAVEAT_MODEL_DECLINED,
@@ -26,8 +25,6 @@ from assistant.types import Evidence as EvidenceSpan
 REFUSAL_TEXT = "The collection does not answer this question."
 EMPTY_TEXT = "Please ask a question in words (it was empty, only punctuation, or had no Latin-alphabet words to search for)."
 MODEL_REFUSAL = "NOT IN SOURCES"
-# the figure caveat when the answer's sentences name none of the question's names (figure_caveat)
-NO_FIGURE = "The abstracts found do not state the number asked for; the closest statements are:"
 DECLINED_REASON = "the model declined (no direct answer in the sources); the closest statements are quoted, saying so"
 Hits = list[tuple[StoredDoc, float]]
 
@@ -50,8 +47,6 @@ def caveat_for(kind: str, named: list[str], missing: list[str], absent: str = ""
     describe, ``item`` the asked-for item they leave unstated (phrase, whether a count), ``unstated``
     the question's words they do not mention. A model's decline says what the checks found missing
     where they found it (the item, else the words), not only that the model found no answer."""
-    if kind == CAVEAT_FIGURE:
-        return figure_caveat(named)
     if kind == CAVEAT_MODEL_ABSENCE:
         return absence_caveat(absent, named)
     if item and kind in (CAVEAT_ASKED_ITEM, CAVEAT_MODEL_DECLINED):
@@ -59,13 +54,10 @@ def caveat_for(kind: str, named: list[str], missing: list[str], absent: str = ""
     return caveat_text(missing, kind == CAVEAT_MODEL_DECLINED, unstated)
 
 
-def caveat_kind(missing: bool, model_declined: bool = False, figure: bool = False, absent: bool = False,
-                item: bool = False) -> str:
+def caveat_kind(missing: bool, model_declined: bool = False, absent: bool = False, item: bool = False) -> str:
     """Which caveat the engine wrote (``Answer.caveat_kind``), in the order engine ``_caveated``
-    chooses its text: the figure, the model's "does not specify X", the asked-for item, a name no
+    chooses its text: the model's "does not specify X", the asked-for item, a name no
     source mentions, the model's decline, else the decision's weak match."""
-    if figure:
-        return CAVEAT_FIGURE
     if absent:
         return CAVEAT_MODEL_ABSENCE
     if item:
@@ -83,13 +75,6 @@ def focus_caveat(item: str, described: list[str], quantity: bool = False) -> str
     described = [d for d in described if not re.search(rf"(?<!\w){re.escape(d)}(?!\w)", item, re.I)]
     item = f"number of {item}" if quantity else item
     return f"The abstracts found {_describe(described)}do not state the {item} asked for; the closest statements are:"
-
-
-def figure_caveat(described: list[str]) -> str:
-    """The caveat of an answer that states no figure of the kind asked for
-    (``extractive.quantity_unstated``): "The abstracts found describe LASP-2 but do not state the
-    number asked for; ..." (it names what the abstracts describe, never "describe this but …")."""
-    return f"The abstracts found {_describe(described)}do not state the number asked for; the closest statements are:"
 
 
 def _describe(described: list[str]) -> str:

@@ -74,43 +74,6 @@ _LEANS_BACK = re.compile(
     re.I)
 # "This paper / these studies ..." names the work itself (the genre nouns of _OWN), not a sentence before
 _OWN_WORK = re.compile(r"\s*th(?:is|ese)\s+(?:paper|work|study|article|report|thesis|letter)s?\b", re.I)
-# English asks for a quantity with "how many / how much" and "what number / percentage / fraction /
-# proportion / share of", with "how" + an adverb or adjective of measure ("how long does X take",
-# "how fast / quickly / often", "how many times") and with "at what rate / speed": an answer states
-# one as a number ("by how large a value is" is a clause about a quantity, not a request for one:
-# how + the size adjectives large / big / high, which also open "how large language models ...", is
-# left out; so is "how long-" / "how fast-", a compound adjective). Where it comes from: English's
-# wh-words of measure (how + many / much / long / fast / quickly / often / frequently, at what rate /
-# speed / frequency), a closed set of the grammar. The adverbs cover tuning questions
-# (paraphrase_written, never the locked split) asking "how long does X take", which went uncaveated
-# without them; the words are the language's, not those questions'
-_ASKS_QUANTITY = re.compile(r"\bhow\s+(?:many|much)\b|\bwhat\s+(?:number|percentage|fraction|proportion|share)\s+of\b"
-                            r"|\bhow\s+(?:long|fast|quickly|often|frequently)\b(?!-)|\bat\s+what\s+(?:rate|speed|frequency)\b", re.I)
-# the kind of figure asked for, from the question's words of measure: a speed or a ratio ("how fast",
-# "how much faster / does X speed up", "how many times", "at what rate") is stated by a ratio, a
-# percentage, a rate per unit or a time (a latency); a duration or a length ("how long", "how much
-# time") by a number with a unit of time or of sequence length. Anything else ("how many N", "what
-# percentage of") by any number. The units are English's and SI's (and the field's sequence units:
-# tokens, steps, epochs), from the language, not from any question set
-_ASKS_RATE = re.compile(r"\bhow\s+(?:fast|quickly)\b(?!-)|\bhow\s+many\s+times\b|\bat\s+what\s+(?:rate|speed)\b"
-                        r"|\bhow\s+much\b.*\b(?:faster|slower|quicker|speeds?\s+up|sped\s+up|accelerates?)\b", re.I)
-_ASKS_LENGTH = re.compile(r"\bhow\s+long\b(?!-)|\bhow\s+much\s+(?:time|longer)\b", re.I)
-# "how much longer / shorter" asks for a degree, a comparative's difference: English states one as the
-# difference in the dimension's unit ("10 minutes longer") or as a ratio ("32 times longer", "2x
-# shorter", "40% shorter"), so a ratio states it as a length does (the comparative forms of "long",
-# English's grammar; "how long" itself asks for the length, stated only with its unit)
-_ASKS_DEGREE = re.compile(r"\bhow\s+much\s+(?:longer|shorter)\b", re.I)
-_NUM = r"(?:(?<![A-Za-z0-9.])(?<![A-Za-z]-)\d[\d,.]*\s?[KMB]?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|" \
-       r"twenty|thirty|fifty|hundreds?|thousands?|millions?|billions?|half|a\s+few|several|dozens?))"
-_TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|GPU[- ]?(?:hours?|days?))"
-_RATE = re.compile(rf"{_NUM}[\s-]?(?:×|x(?![A-Za-z])|times\b|-?fold\b|%|percent\b|(?:[A-Za-z]+\s?)?(?:/\s?[A-Za-z]|per\b)|fps\b|FPS\b|Hz\b|{_TIME_UNIT}\b)"
-                   r"|\b(?:twice|double|doubles|halves|halving)\b", re.I)
-_LENGTH = re.compile(rf"{_NUM}[\s-]?(?:{_TIME_UNIT}|tokens?|words?|characters?|frames?|steps?|epochs?|iterations?|samples?|"
-                     r"sentences?|pages?|layers?)\b", re.I)
-# a number: digits not written as part of a name (GPT-4, A100, LASP-2 have a letter, or a letter and
-# a hyphen, before them), or a number word
-_QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                       r"twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|trillions?|dozens?|half|double|twice)\b", re.I)
 
 
 def second_look(evidence: Evidence, read: list[Any], fused_share: float) -> tuple[list[Any], Evidence]:
@@ -241,20 +204,3 @@ def unstated(question: str, answer_text: str, idf: Any, n: int = 3, nouns: set[s
             found[stems[0]] = (max(idf(t) for t in stems), pos, m.group(0))
     rarest = sorted(found.values(), key=lambda v: -v[0])[:n]
     return [w for _, _, w in sorted(rarest, key=lambda v: v[1])]
-
-
-def quantity_unstated(question: str, answer_text: str) -> bool:
-    """The question asks for a quantity and the answer's sentences state no number of the kind
-    asked for (``_ASKS_RATE``: a ratio, percentage, rate or time; ``_ASKS_LENGTH``: a duration
-    or length with its unit; else any number): the sources describe the thing asked about but do
-    not give the figure (said in a caveat, never as a plain answer; lenient within a kind: any
-    number of that kind counts as stating it)."""
-    if not _ASKS_QUANTITY.search(question):
-        return False
-    if _ASKS_RATE.search(question):
-        return not _RATE.search(answer_text)
-    if _ASKS_DEGREE.search(question) and _RATE.search(answer_text):
-        return False  # a ratio states a comparative's degree ("32 times longer")
-    if _ASKS_LENGTH.search(question):
-        return not _LENGTH.search(answer_text)
-    return not _QUANTITY.search(answer_text)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -146,21 +145,6 @@ class SentenceScorer:
             if d != doc and p[j] >= self.other and all(sents[o].doc_index != d for o in others):
                 others.append(j)
         return [sents[j] for j in own + others[:1]]
-
-    def adding(self, evidence: Evidence, chosen: list[Sentence], states: Callable[[str], bool],
-               probs: np.ndarray | None = None) -> list[Sentence]:
-        """``chosen`` and, when their text does not state what ``states`` checks (the figure a question
-        asks for), the likeliest further sentence of the answering abstract that does, in reading order."""
-        if not chosen or states(" ".join(s.text for s in chosen)):
-            return chosen
-        p = self.probabilities(evidence) if probs is None else probs
-        doc = chosen[0].doc_index
-        found = [j for j in np.argsort(-p, kind="stable") if evidence.sentences[j].doc_index == doc
-                 and evidence.sentences[j] not in chosen and states(evidence.sentences[j].text)]
-        if not found:
-            return chosen
-        own = sorted([s for s in chosen if s.doc_index == doc] + [evidence.sentences[found[0]]], key=lambda s: s.start)
-        return own + [s for s in chosen if s.doc_index != doc]
 
 
 @cache

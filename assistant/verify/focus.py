@@ -12,8 +12,7 @@ the structure English gives a question, never from any question set:
 - **"what is the N of X" / "what is X's N"**: a copula, a determiner or a possessive, and the noun
   phrase up to the preposition or verb that attaches it to X: the attribute N asked about X.
   "What is X?" (no determiner) asks what X is: any sentence about X answers; no focus.
-- **"how many / how much N"**: N counted or measured (the answer must also hold a number:
-  ``extractive.quantity_unstated``).
+- **"how many / how much N"**: N counted or measured.
 
 The noun phrase ends at the first function word (English puts the wh-phrase before the auxiliary,
 the preposition or the relative that follows it) and holds at most ``_MAX_NP`` words.
@@ -93,7 +92,7 @@ _GENERIC = {
     # vague nouns
     "thing", "aspect", "part", "element", "example", "case", "information", "detail", "factor", "point",
     "kind", "type", "sort", "form", "class", "means", "step", "stage",
-    # quantity nouns: the figure answers, not the word (a number is checked: quantity_unstated)
+    # quantity nouns: the figure answers, not the word
     "number", "percentage", "percent", "fraction", "proportion", "share", "amount", "ratio", "count", "quantity",
     # naming nouns: the answer gives the name, not the word "name"
     "name", "term", "acronym", "title", "label",
@@ -220,7 +219,7 @@ def focus(question: str) -> Focus | None:
     wh, nxt = words[i].lower(), words[i + 1].lower()
     quantity = wh == "how" and nxt in ("many", "much")
     if quantity:
-        # "how much faster / more": a degree, not a noun (the number is checked by quantity_unstated)
+        # "how much faster / more": a degree, not a noun
         np = [] if i + 2 < len(words) and words[i + 2].lower() in _COMPARATIVE else _phrase(words, i + 2)
     elif wh == "how":
         return None  # "how does X work": a manner, answered by any description
