@@ -33,7 +33,7 @@ from assistant.compose.answer_text import (  # noqa: F401 (the fixed texts are i
     join_names,
     model_absence,
 )
-from assistant.compose.extractive import choose, draft, second_look, unstated
+from assistant.compose.extractive import draft, second_look, unstated
 from assistant.compose.prompts import (
     build_messages,
     condense_messages,
@@ -88,7 +88,6 @@ class Turn:
     evidence: Evidence | None = None
     decision: decision_mod.Decision | None = None
     filters: Filters | None = None  # retrieval ranks within the abstracts these admit (assistant/filters.py)
-    answers: list[bool] = field(default_factory=list)  # each abstract read passes the answer bar on its own
     relevances: list[float] = field(default_factory=list)  # each abstract read: the decision's relevance on its own
 
 
@@ -196,12 +195,11 @@ class AnswerEngine:
         missing = missing_names(resolved, [d.original for d, _ in turn.hits])
         cfg = self.settings.decision
         turn.decision = decision_mod.decide(feats, missing, cfg)
-        # each abstract's relevance as if it were the only one found: the bar a further abstract
-        # must pass to be cited (extractive.choose, settings.answer.further_relevance)
+        # each abstract's relevance as if it were the only one found (the decline fit's gap between
+        # the first and the rest: evals/declines.py)
         turn.relevances = [turn.decision.relevance] + [decision_mod.relevance(decision_mod.features_of(
             j, ids, turn.lists, lexical[j], turn.evidence, read_lexical, visible, rare), cfg.weights(), cfg.bias)
             for j in range(1, len(read))]
-        turn.answers = [r >= self.settings.answer.further_relevance for r in turn.relevances]
         turn.timings["evidence"] = time.perf_counter() - t
 
     # --- outcomes -------------------------------------------------------------------------------
@@ -298,14 +296,9 @@ class AnswerEngine:
         if design == "write":
             messages, shown = build_messages(model, turn.evidence, labels, self.settings.max_answer_tokens, cfg)
             return messages, shown, [], self.settings.max_answer_tokens
-        answer_cfg = self.settings.answer
-        if design == "pick":  # a wider pool than extraction's, from which the model chooses
-            n = cfg.pick_candidates
-            answer_cfg = answer_cfg.model_copy(update={"max_sentences": n, "top_doc_sentences": n - 1})
-        if design == "lead":
-            numbered = scorer().pick(turn.evidence)
-        else:
-            numbered = choose(turn.evidence, [sc for _, sc in turn.hits], answer_cfg, turn.answers or None)
+        # "lead": extraction's own sentences; "pick": a wider pool, the scorer's likeliest, from which
+        # the model chooses (evals/pick_pool.py: the hand-written pool it replaced held an answer no more often)
+        numbered = scorer().pick(turn.evidence) if design == "lead" else scorer().ranked(turn.evidence, cfg.pick_candidates)
         if not numbered:
             raise ValueError("no evidence sentence to show the model")
         # the lead is written from the first ``lead_shown`` of them (extraction's best first);

@@ -22,7 +22,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -272,13 +272,15 @@ def _retired_rules(value: Any, setting: str) -> Any:
     return value
 
 
+# the constants of the retired hand-written sentence choice (``AnswerSettings._retired_constants``)
+RETIRED_ANSWER_CONSTANTS = frozenset({"lexical_weight", "retrieval_prior", "top_doc_sentences", "other_doc_share",
+                                      "context_weight", "further_relevance", "max_sentences"})
+
+
 class AnswerSettings(BaseModel):
-    """Evidence and the extractive answer (assistant/evidence/scoring.py, assistant/compose/extractive.py).
-    Fitted by ``python -m evals.fit answer --sets dev,generated,calibration`` (5-fold CV on key
-    points + citation precision of the fact questions, mean per set and type; evals/fits/answer.json:
-    held out key points 0.680 +- 0.031, citation precision 0.697 +- 0.029; the constants the fit
-    started from (its "settle" "current"), same folds, 0.660 +- 0.042 / 0.678 +- 0.027; the naive
-    baseline 0.465 / 0.586)."""
+    """Evidence and the extractive answer (assistant/evidence/scoring.py, assistant/evidence/scorer.py,
+    assistant/compose/extractive.py). The second look is fitted by ``python -m evals.fit answer``
+    (evals/fits/answer.json); the sentences are the learned scorer's."""
 
     evidence_docs: int = Field(3, description=(
         "abstracts whose sentences are read (sentence vectors cost CPU); sanity bound"))
@@ -288,23 +290,6 @@ class AnswerSettings(BaseModel):
         'evals/fits/answer.json (its "second_look" study, chosen by 5-fold CV on nDCG@10 of the fact questions: '
         "0.25 in every fold, held out 0.751 +- 0.034 vs the fused order 0.731 +- 0.028; it reorders the abstracts, "
         "never changes which sentences the extractive answer takes)"))
-    lexical_weight: float = Field(0.6, description=(
-        "share of term overlap vs cosine in a sentence's score; fit: evals/fits/answer.json"))
-    retrieval_prior: float = Field(0.3, description=(
-        "weight of the abstract's fused rank score; fit: evals/fits/answer.json"))
-    top_doc_sentences: int = Field(4, description=(
-        "at most this many from the answering abstract (the slots no further abstract takes); fit: "
-        "evals/fits/answer.json"))
-    other_doc_share: float = Field(0.9, description=(
-        "another abstract's sentence needs this share of the best; fit: evals/fits/answer.json"))
-    context_weight: float = Field(0.7, description=(
-        "value of a context sentence (before the abstract's own voice) within its abstract; fit: "
-        "evals/fits/answer.json (0.7 in 4 of 5 folds)"))
-    further_relevance: float = Field(0.1775, description=(
-        "a further abstract is cited only when its own relevance (the decision's, as if found alone) reaches this; "
-        "fit: evals/fits/answer.json (= decision.caveat_below; 0.35 / 0.5 no better: its relevance does not "
-        "separate gold from filler)"))
-    max_sentences: int = Field(4, description="sanity bound: a few sentences, as the product promises")
     composer: Literal["learned"] = Field(
         "learned", description="How a one-fact answer picks its sentences: the sentence the learned scorer "
         "(assistant/evidence/scorer.py, fitted on readers' labels by `python -m evals.fit_sentences fit`) finds "
@@ -313,6 +298,18 @@ class AnswerSettings(BaseModel):
         "with that reason.")
 
     _no_rules = field_validator("composer", mode="before")(lambda cls, v: _retired_rules(v, "answer.composer"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired_constants(cls, data: Any) -> Any:
+        """The hand-written choice's constants went with it: a setting of one is refused, not ignored."""
+        if isinstance(data, dict):
+            given = sorted(set(data) & RETIRED_ANSWER_CONSTANTS)
+            if given:
+                raise ValueError(f"answer.{', answer.'.join(given)}: retired with the hand-written sentence choice "
+                                 "(extractive.choose); the learned scorer picks the sentences (docs/learned.md); "
+                                 "leave the setting out")
+        return data
 
     max_question_chars: int = Field(1000, description="longer questions are cut (the answer says so); sanity bound")
     short_question_terms: int = Field(8, description=(

@@ -2,7 +2,7 @@
 
     python -m evals.fit retrieval [--data-dir D] [--folds 5]   # fusion method and signal weights
     python -m evals.fit decision  [--data-dir D]               # refusal: logistic weights, thresholds
-    python -m evals.fit answer    [--data-dir D]               # extractive sentence choice
+    python -m evals.fit answer    [--data-dir D]               # the second look (the abstracts read, re-ranked)
     python -m evals.fit support                                # the learned support check (evals/support_fit.py)
     python -m evals.fit all
 
@@ -16,8 +16,8 @@ folds) as mean +- standard deviation, and the naive baseline on the same folds. 
 into ``assistant/settings.py`` by hand, each with a ``Field(description=...)`` naming its fit file.
 
 This module holds the retrieval fit and the command; the tuning questions are read by
-``evals/tuning.py``, the decision's fit is in ``evals/fit_decision.py``, the extractive answer's
-(and the second look's) in ``evals/fit_answer.py``.
+``evals/tuning.py``, the decision's fit is in ``evals/fit_decision.py``, the second look's
+in ``evals/fit_answer.py``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
-"""The "pick" design's candidate pool (``prompts.designs``: the model names which candidates answer):
-the hand-written choice it is drawn by today (``compose.extractive.choose`` with ``pick_candidates``
-slots) against the learned scorer's likeliest sentences, on reader-labelled questions.
+"""The "pick" design's candidate pool (``prompts.designs``: the model names which candidates answer),
+the learned scorer's likeliest sentences (``SentenceScorer.ranked``), on reader-labelled questions.
+The hand-written pool it replaced (``compose.extractive.choose``) was measured by this script at
+b582fc0 (docs/learned.md, "The pick design's pool").
 
     python -m evals.pick_pool [--data-dir D] [--answerable 400]
 
 The questions: the answerable one-fact questions of the bundled corpus in ``evals.caveat_rules``'s
 set (``questions_written`` W1-W3, a seeded sample, and all of ``ab_written``, W5, held out from every
-fit), each read as ``AnswerEngine.analyze`` reads it. Per pool: how often it holds a sentence a reader
-marked as answering (A or P), with a bootstrap 95% interval; the share of its sentences that answer;
-how often its first sentence answers; its size. The learned pool at the rules' average size too.
+fit), each read as ``AnswerEngine.analyze`` reads it. Per pool size (``pick_candidates`` and one fewer): how
+often it holds a sentence a reader marked as answering (A or P), with a bootstrap 95% interval; the
+share of its sentences that answer; how often its first sentence answers.
 """
 
 from __future__ import annotations
@@ -24,22 +25,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent
 
 
-def learned_pool(evidence: Any, n: int) -> list[Any]:
-    """The ``n`` sentences likeliest to answer, likeliest first: those the cross-encoder read by
-    their probability, then the others as the scorer's model without it ranks them."""
-    from assistant.evidence.scorer import features, positions, scorer
-
-    s = scorer()
-    x = features(evidence.question, evidence.sentences, positions(evidence))
-    p = s.probabilities(evidence)
-    pre = p
-    if s.prefilter is not None:
-        mean, scale, coef, bias = s.prefilter
-        pre = 1.0 / (1.0 + np.exp(-(((x - mean) / scale) @ coef + bias)))
-    order = sorted(range(len(x)), key=lambda j: (p[j] <= 0, -float(p[j]), -float(pre[j])))
-    return [evidence.sentences[j] for j in order[:n]]
-
-
 def _interval(x: np.ndarray, seed: int = 29) -> list[float]:
     rng = np.random.default_rng(seed)
     boots = [float(x[rng.integers(0, len(x), len(x))].mean()) for _ in range(2000)]
@@ -52,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--answerable", type=int, default=400)
     args = ap.parse_args(argv)
     from assistant import Assistant
-    from assistant.compose.extractive import choose
+    from assistant.evidence.scorer import scorer
     from evals.caveat_rules import questions
     from ingest.normalize import normalize_text
 
@@ -63,8 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     qs = [q for q in questions(args.answerable) if q.get("corpus", "bundled") == "bundled" and not q.get("absent")]
     a = Assistant(data_dir=args.data_dir, backend="extractive")
     n = a.settings.prompts.pick_candidates
-    cfg = a.settings.answer.model_copy(update={"max_sentences": n, "top_doc_sentences": n - 1})  # as engine._request
-    rows: dict[str, list[tuple[bool, float, bool, int, str]]] = {"rules": [], f"learned {n}": [], f"learned {n - 1}": []}
+    rows: dict[str, list[tuple[bool, float, bool, int, str]]] = {f"learned {n}": [], f"learned {n - 1}": []}
     for q in qs:
         good = {normalize_text(s) for d, lbl in (q.get("labels") or {}).items()
                 for s, c in zip(corpus.get(d, []), lbl, strict=False) if c in "AP"}
@@ -73,8 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         turn = a.engine.analyze(q["question"], 5, history=q.get("history") or [])
         if turn.evidence is None or not turn.evidence.sentences:
             continue
-        pools = {"rules": choose(turn.evidence, [sc for _, sc in turn.hits], cfg, turn.answers or None),
-                 f"learned {n}": learned_pool(turn.evidence, n), f"learned {n - 1}": learned_pool(turn.evidence, n - 1)}
+        pools = {f"learned {n}": scorer().ranked(turn.evidence, n), f"learned {n - 1}": scorer().ranked(turn.evidence, n - 1)}
         for name, pool in pools.items():
             ok = [normalize_text(s.text) in good for s in pool]
             rows[name].append((any(ok), sum(ok) / max(len(ok), 1), bool(ok and ok[0]), len(pool), q["id"].split("-")[0]))
@@ -86,8 +69,6 @@ def main(argv: list[str] | None = None) -> int:
                         "first_answers": round(float(np.mean([r[2] for r in rs])), 3),
                         "size": round(float(np.mean([r[3] for r in rs])), 2),
                         "by_batch": {b: round(float(np.mean([r[0] for r in rs if r[4] == b])), 3) for b in sorted({r[4] for r in rs})}}
-    diff = np.array([r[0] for r in rows[f"learned {n}"]], float) - np.array([r[0] for r in rows["rules"]], float)
-    report["learned minus rules, holds answer"] = {"difference": round(float(diff.mean()), 3), "ci95": _interval(diff)}
     print(json.dumps(report, indent=1))
     return 0
 

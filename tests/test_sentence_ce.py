@@ -104,3 +104,24 @@ def test_the_cascade_reads_only_the_logistics_first_sentences_and_shows_what_rea
     assert p_cascade[read] == pytest.approx(p_every[read], abs=1e-6)  # each pair read alone: the same logit
     assert [s.text for s in cascade.pick(evidence, p_cascade)] == [s.text for s in every.pick(evidence, p_every)]
     assert "Ring Attention" in hits[0].label
+
+
+def test_the_pick_designs_pool_is_the_likeliest_sentences_first(corpus: Assistant) -> None:
+    """The "pick" design's candidates: the sentences the cascade read, by their probability, then the
+    rest as the model without the cross-encoder ranks them; what the extractive answer shows is among them."""
+    from assistant.evidence.scoring import score_evidence
+
+    shipped = scorer_mod.scorer()
+    question = "How does Ring Attention scale context length?"
+    hits = corpus.search(question, k=5)
+    evidence = score_evidence(question, [h.text for h in hits[:3]], corpus.engine.cache, corpus.engine.idf())
+    pool = shipped.ranked(evidence, 6)
+    assert len(pool) == 6 and len({(s.doc_index, s.start) for s in pool}) == 6
+    p = shipped.probabilities(evidence)
+    prob = {(s.doc_index, s.start): float(q) for s, q in zip(evidence.sentences, p, strict=True)}
+    read = [prob[(s.doc_index, s.start)] for s in pool[: shipped.reads]]
+    assert all(v > 0 for v in read) and read == sorted(read, reverse=True)
+    assert all(prob[(s.doc_index, s.start)] == 0 for s in pool[shipped.reads:])
+    assert prob[(pool[0].doc_index, pool[0].start)] == max(prob.values())
+    shown = {(s.doc_index, s.start) for s in shipped.pick(evidence, p)}  # what the extractive answer shows
+    assert shown <= {(s.doc_index, s.start) for s in pool[: shipped.reads]}

@@ -118,3 +118,13 @@ def test_retired_rules_options_are_refused_with_their_reason() -> None:
         Settings(collection={"shape_reader": "rules"})
     s = Settings(answer={"composer": "learned"}, collection={"shape_reader": "learned"})
     assert s.answer.composer == s.collection.shape_reader == "learned"
+
+
+def test_the_retired_sentence_choices_constants_are_refused_not_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValueError, match=r"answer\.max_sentences, answer\.other_doc_share: retired"):
+        Settings(answer={"other_doc_share": 0.5, "max_sentences": 3})
+    monkeypatch.setenv("ASSISTANT_ANSWER__CONTEXT_WEIGHT", "0.7")  # the same from the environment
+    with pytest.raises(ValueError, match=r"answer\.context_weight: retired"):
+        Settings()
+    monkeypatch.delenv("ASSISTANT_ANSWER__CONTEXT_WEIGHT")
+    assert Settings(answer={"second_look": 0.5}).answer.second_look == 0.5

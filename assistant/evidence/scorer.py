@@ -126,6 +126,18 @@ class SentenceScorer:
         out[read] = _logistic(np.hstack([x[read], ce[:, None]]), self.mean, self.scale, self.coef, self.bias)
         return out
 
+    def ranked(self, evidence: Evidence, n: int) -> list[Sentence]:
+        """The ``n`` sentences likeliest to answer, likeliest first (the "pick" design's candidates):
+        those the cross-encoder read by their probability, then the others as the model without it
+        ranks them."""
+        x = features(evidence.question, evidence.sentences, positions(evidence))
+        if not len(x):
+            return []
+        p = self.probabilities(evidence)
+        pre = _logistic(x, *self.prefilter) if self.prefilter is not None else p
+        order = sorted(range(len(x)), key=lambda j: (p[j] <= 0, -float(p[j]), -float(pre[j])))
+        return [evidence.sentences[j] for j in order[:n]]
+
     def pick(self, evidence: Evidence, probs: np.ndarray | None = None) -> list[Sentence]:
         """The sentences a single-fact answer shows: the likeliest to answer, then the same
         abstract's next likeliest when it reaches ``second``, and the best of each other abstract
