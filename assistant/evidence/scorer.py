@@ -113,30 +113,33 @@ class SentenceScorer:
     reads: int = 0
 
     def probabilities(self, evidence: Evidence) -> np.ndarray:
-        x = features(evidence.question, evidence.sentences, positions(evidence))
-        if not len(x):
-            return np.zeros(0, np.float32)
-        if self.cross_encoder is None:
-            return _logistic(x, self.mean, self.scale, self.coef, self.bias)
-        read = np.arange(len(x))
-        if self.prefilter is not None and 0 < self.reads < len(x):
-            read = np.sort(np.argsort(-_logistic(x, *self.prefilter), kind="stable")[: self.reads])
-        ce = self.cross_encoder.logits([(evidence.question, evidence.sentences[j].text) for j in read])
-        out = np.zeros(len(x), np.float32)
-        out[read] = _logistic(np.hstack([x[read], ce[:, None]]), self.mean, self.scale, self.coef, self.bias)
-        return out
+        return self._scores(evidence)[0]
 
     def ranked(self, evidence: Evidence, n: int) -> list[Sentence]:
         """The ``n`` sentences likeliest to answer, likeliest first (the "pick" design's candidates):
         those the cross-encoder read by their probability, then the others as the model without it
         ranks them."""
+        p, pre = self._scores(evidence)
+        order = sorted(range(len(p)), key=lambda j: (p[j] <= 0, -float(p[j]), -float(pre[j])))
+        return [evidence.sentences[j] for j in order[:n]]
+
+    def _scores(self, evidence: Evidence) -> tuple[np.ndarray, np.ndarray]:
+        """Each sentence's probability, and the cascade's ranking score (the model without the
+        cross-encoder's; the probability itself where there is no cascade)."""
         x = features(evidence.question, evidence.sentences, positions(evidence))
         if not len(x):
-            return []
-        p = self.probabilities(evidence)
-        pre = _logistic(x, *self.prefilter) if self.prefilter is not None else p
-        order = sorted(range(len(x)), key=lambda j: (p[j] <= 0, -float(p[j]), -float(pre[j])))
-        return [evidence.sentences[j] for j in order[:n]]
+            return np.zeros(0, np.float32), np.zeros(0, np.float32)
+        if self.cross_encoder is None:
+            p = _logistic(x, self.mean, self.scale, self.coef, self.bias)
+            return p, p
+        pre = _logistic(x, *self.prefilter) if self.prefilter is not None else None
+        read = np.arange(len(x))
+        if pre is not None and 0 < self.reads < len(x):
+            read = np.sort(np.argsort(-pre, kind="stable")[: self.reads])
+        ce = self.cross_encoder.logits([(evidence.question, evidence.sentences[j].text) for j in read])
+        out = np.zeros(len(x), np.float32)
+        out[read] = _logistic(np.hstack([x[read], ce[:, None]]), self.mean, self.scale, self.coef, self.bias)
+        return out, out if pre is None else pre
 
     def pick(self, evidence: Evidence, probs: np.ndarray | None = None) -> list[Sentence]:
         """The sentences a single-fact answer shows: the likeliest to answer, then the same
