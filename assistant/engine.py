@@ -59,7 +59,8 @@ from assistant.search.hits import Hits, to_hit
 from assistant.search.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store.idf import Idf
-from assistant.types import Answer
+from assistant.types import Answer, AnswerSentence
+from assistant.verify import support
 from assistant.verify.citations import Verifier
 from assistant.verify.focus import nominal, unstated_focus
 
@@ -282,8 +283,10 @@ class AnswerEngine:
         if design == "write":
             yield self._after_model(base, turn, raw, [turn.hits[i] for i in shown])
             return
-        text, lead = self._composed(design, raw, numbered, turn)
+        text, lead, dropped = self._composed(design, raw, numbered, turn)
         answer = self._after_model(base, turn, text, turn.hits[: len(turn.evidence.texts)], lead=lead)
+        if dropped is not None:  # the page and --json show the lead that was dropped, and why
+            answer.sentences = answer.sentences + [dropped]
         if answer.text:  # the rest of the final text, so that the stream reads as the answer
             same = shown_text and answer.text.startswith(shown_text)
             yield answer.text[len(shown_text):] if same else ("\n\n" if shown_text else "") + answer.text
@@ -307,15 +310,15 @@ class AnswerEngine:
         messages = numbered_messages(design, turn.evidence.question, shown, labels, cfg)
         return messages, [], numbered, cfg.lead_tokens if design == "lead" else cfg.pick_tokens
 
-    def _composed(self, design: str, raw: str, numbered: list[Any], turn: Turn) -> tuple[str, bool]:
+    def _composed(self, design: str, raw: str, numbered: list[Any], turn: Turn) -> tuple[str, bool, AnswerSentence | None]:
         """The text to verify: the picked sentences verbatim, or the lead sentence followed by
         extraction's sentences (the numbered ones); the decline marker when the model declined.
-        Also whether the text opens with a lead sentence."""
+        Also whether the text opens with a lead sentence, and the lead when its check dropped it."""
         if design == "pick":
             chosen = picked(raw, numbered)
-            return (draft(chosen) if chosen else MODEL_REFUSAL), False
+            return (draft(chosen) if chosen else MODEL_REFUSAL), False, None
         if not raw or MODEL_REFUSAL.lower() in raw.lower():
-            return MODEL_REFUSAL, False
+            return MODEL_REFUSAL, False, None
         lead = lead_draft(raw, numbered[: self.settings.prompts.lead_shown])  # the numbers it was shown
         # a name the lead writes must be written in what it was shown (an abstract or its label):
         # a 1.5B model copies the question's "TEAL++" onto TEAL's sentence, and the support check
@@ -323,11 +326,30 @@ class AnswerEngine:
         # sentences stand alone
         shown = [s.text for s in numbered] + [turn.hits[s.doc_index][0].label for s in numbered]
         if any(not any(n.lower() in t.lower() for t in shown) for n in names(re.sub(r"\[[^\]]*\]", "", lead))):
-            return draft(numbered), False
+            return draft(numbered), False, None
+        # the lead needs the learned check's lead bar (settings.prompts.lead_support): below it,
+        # extraction's sentences stand alone, the quote the lead would have replaced among them
+        checked = self._lead_checked(turn, lead)
+        if checked is not None:
+            return draft(numbered), False, checked
         # the lead stands in place of a quote it restates (most of the quote's terms), not above it
         said = set(terms(lead))
         quoted = [s for s in numbered if not restated(said, set(terms(s.text)))]
-        return (f"{lead} {draft(quoted)}" if quoted else lead), True
+        return (f"{lead} {draft(quoted)}" if quoted else lead), True, None
+
+    def _lead_checked(self, turn: Turn, lead: str) -> AnswerSentence | None:
+        """The lead sentence dropped, with its reason, when it does not pass the check at the lead's
+        bar; None when it passes."""
+        assert turn.evidence is not None
+        bar = support.lead_bar(self.settings.prompts.lead_support)
+        hits = turn.hits[: len(turn.evidence.texts)]
+        cfg = self.settings.verify.model_copy(update={"learned_bar": bar})
+        result = Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), cfg,
+                          labels=[d.label for d, _ in hits]).verify(lead)
+        first = next(iter(result.sentences), None)
+        if first is None or first.supported:
+            return None
+        return AnswerSentence(text=first.text, supported=False, reason=f"the lead sentence: {first.reason or 'not supported'}")
 
     def _after_model(self, base: Answer, turn: Turn, raw: str, shown: Hits, lead: bool = False) -> Answer:
         if not raw or MODEL_REFUSAL.lower() in raw.lower():

@@ -146,6 +146,12 @@ class PromptsSection(BaseModel):
         "generated 30 -> 22 (bench_local --answers 10); dev --limit 30 --backend local: key points 0.880 = 0.880, "
         "citation precision 0.908 = 0.908, unanswerable refused or caveated 4/5 -> 5/5, answerable caveated 4 -> 6 "
         "of 25 (the model declined 2 more; one had timed out with all shown)."))
+    lead_support: float | None = Field(None, description=(
+        "The learned support check's probability a \"lead\" sentence needs (assistant/verify/support.py); below "
+        "it the lead is dropped, with its reason, and extraction's sentences stand alone (the quote it restated "
+        "too). None: the shipped model's ``lead_threshold``, fitted on readers' verdicts of the local model's own "
+        "leads (`python -m evals.fit support`, evals/fits/support.json). A lead has its quotes to fall back on, "
+        "so its bar is the one at which few unstated leads pass, not the one that keeps most supported claims."))
     decline_relevance: float | None = Field(None, description=(
         "A \"lead\" model's NOT IN SOURCES on a plain answer (no name unmatched) whose decision relevance reaches "
         "this is overruled: extraction's answer stands, without the lead (engine._model_declined). None: every "
@@ -338,6 +344,9 @@ class VerifySettings(BaseModel):
         "bound: all but a minor word; measured by `assistant eval --dataset misattribution`"))
     quote_min_terms: int = Field(4, description=(
         "a claim needs this many words besides its names to be someone's statement; sanity bound"))
+    learned_bar: float | None = Field(None, description=(
+        "the probability the learned support check asks of a claim; None: the shipped model's threshold (the engine "
+        "sets prompts.lead_support for a lead sentence)"))
     learned: bool = Field(True, description=(
         "also the learned support check (assistant/verify/support.py, weights assistant/models/support.json), ANDed "
         "after the rules; fit and figures: evals/fits/support.json (`python -m evals.fit support`)"))

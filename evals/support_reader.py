@@ -79,14 +79,16 @@ def recheck(run: Path, data_dir: Path, out: Path) -> None:
             f.write(json.dumps(r) + "\n")
 
 
-def _judged(r: dict[str, Any]) -> list[tuple[str, list[str], bool]]:
-    """(sentence, abstracts the model cited, marked supported) for each sentence of the model's text."""
+def _judged(r: dict[str, Any], lead: bool = False) -> list[tuple[str, list[str], bool]]:
+    """(sentence, abstracts the model cited, marked supported) for each sentence of the model's text;
+    with ``lead``, only a "lead" answer's first sentence (the one the model wrote; the quotes under it
+    are the abstracts' own), also where the check dropped it and the answer fell back."""
     from assistant.verify.markers import parse_markers, split_answer, strip_markers
 
-    if not r.get("raw") or "extractive" in r.get("backend", ""):  # quotes of a fallback are not the model's
+    if not r.get("raw") or ("extractive" in r.get("backend", "") and not lead):  # quotes of a fallback are not the model's
         return []
     ids = [s["doc_id"] for s in r["sources"]]
-    raws = [x for x in split_answer(r["raw"]) if strip_markers(x).strip()]
+    raws = [x for x in split_answer(r["raw"]) if strip_markers(x).strip()][: 1 if lead else None]
     verdict = {s["text"]: s["supported"] for s in r["sentences"]}
     out = []
     for x in raws:
@@ -97,13 +99,13 @@ def _judged(r: dict[str, Any]) -> list[tuple[str, list[str], bool]]:
     return out
 
 
-def packet(run: Path, out: Path, key: Path) -> int:
+def packet(run: Path, out: Path, key: Path, lead: bool = False) -> int:
     rows = _rows(run)
     texts = {s["doc_id"]: s["text"] for r in rows for s in r.get("sources", [])}
     parts = ["# Support check, reader's packet\n", RUBRIC, ""]
     verdicts: dict[str, bool] = {}
     for r in rows:
-        for k, (claim, docs, ok) in enumerate(_judged(r)):
+        for k, (claim, docs, ok) in enumerate(_judged(r, lead)):
             sid = f"{r['id']}:{k}"
             verdicts[sid] = ok
             parts.append(f"\n## {sid}\n**Question:** {r['question']}\n**Sentence:** {claim}")
@@ -139,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("run", type=Path)
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--key", type=Path, required=True)
+    s.add_argument("--lead", action="store_true", help='only the "lead" sentence of each answer')
     s = sub.add_parser("score")
     s.add_argument("key", type=Path)
     s.add_argument("verdicts", type=Path)
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "recheck":
         recheck(args.run, args.data_dir, args.out)
     elif args.cmd == "packet":
-        print(packet(args.run, args.out, args.key), "sentences")
+        print(packet(args.run, args.out, args.key, args.lead), "sentences")
     else:
         print(json.dumps(score(args.key, args.verdicts), indent=1))
     return 0

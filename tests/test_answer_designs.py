@@ -93,3 +93,42 @@ def test_a_lead_naming_what_it_was_not_shown_is_left_out(corpus_dir: Path, corpu
     _, answer = streamed(with_design(corpus_dir, "lead"), QUESTION, backend="mock")
     assert "Ring Attention++" not in answer.text and "\n\n" not in answer.text
     assert answer.text == corpus.ask(QUESTION, backend="extractive").text
+
+
+def test_a_lead_below_the_lead_bar_is_dropped_and_extractions_sentences_stand_whole(corpus_dir: Path, corpus: Assistant,
+                                                                                      mock_model: Any) -> None:
+    """A lead the learned check does not pass at the lead's bar (settings.prompts.lead_support) is not
+    shown, and the quote it would have replaced comes back: the answer is extraction's; the lead is
+    kept among the sentences, unsupported, with its reason."""
+    def lead(messages: list[dict[str, str]]) -> str:
+        first = numbered(messages)[1].rstrip(".")
+        return f"In short, {first[0].lower()}{first[1:]} [1]"
+
+    for bar, shown in ((0.0, True), (1.01, False)):
+        mock_model.enqueue(lead)
+        a = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}, "lead_support": bar})
+        _, answer = streamed(a, QUESTION, backend="mock")
+        assert answer.text.startswith("In short, ") is shown
+        if not shown:
+            assert answer.text == corpus.ask(QUESTION, backend="extractive").text
+            dropped = [s for s in answer.sentences if s.text.startswith("In short, ")]
+            assert len(dropped) == 1 and not dropped[0].supported
+            assert dropped[0].reason.startswith("the lead sentence: ") and "needs 1.01" in dropped[0].reason
+
+
+def test_the_shipped_lead_bar_drops_a_lead_that_answers_another_condition(corpus_dir: Path, corpus: Assistant,
+                                                                          mock_model: Any) -> None:
+    """The abstract says one step of *preconditioned* GD for non-isotropic covariates; a lead that
+    says plain GD passes the claims' threshold (p ~0.34 against 0.05) but not the lead's bar (0.96,
+    fitted on readers' verdicts of the local model's leads): extraction's sentences stand."""
+    question = ("One-layer linear attention trained on noisy regression where the covariates are non-isotropic "
+                "Gaussian: what algorithm does the loss minimizer end up implementing?")
+    lead = "The loss minimizer ends up implementing a single step of GD on the least-squares linear regression objective. [1]"
+    for bar, shown in ((None, False), (0.05, True)):
+        mock_model.enqueue(lead)
+        prompts: dict[str, Any] = {"designs": {"mock": "lead"}, "lead_support": bar}
+        _, answer = streamed(Assistant(data_dir=corpus_dir, backend="extractive", prompts=prompts), question, backend="mock")
+        assert answer.text.startswith("The loss minimizer") is shown
+        if not shown:
+            assert answer.text == corpus.ask(question, backend="extractive").text
+            assert any(s.text.startswith("The loss minimizer") and not s.supported for s in answer.sentences)

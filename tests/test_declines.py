@@ -21,9 +21,9 @@ QUESTION = "What does Ring Attention distribute across devices?"
 UNANSWERABLE = "On which GPU model were the speedups of FlashAttention measured?"
 
 
-def lead(corpus_dir: Path, bar: float | None, design: str = "lead") -> Assistant:
+def lead(corpus_dir: Path, bar: float | None, design: str = "lead", **prompts: Any) -> Assistant:
     return Assistant(data_dir=corpus_dir, backend="extractive",
-                     prompts={"designs": {"mock": design}, "decline_relevance": bar})
+                     prompts={"designs": {"mock": design}, "decline_relevance": bar, **prompts})
 
 
 def relevance(corpus: Assistant, question: str) -> float:
@@ -74,7 +74,8 @@ def test_other_designs_declines_are_always_heard(corpus_dir: Path, mock_model: A
 
 def test_a_lead_that_answers_is_untouched_by_the_bar(corpus_dir: Path, mock_model: Any) -> None:
     mock_model.enqueue("Ring Attention distributes long sequences across multiple devices. [1]")
-    _, answer = streamed(lead(corpus_dir, 0.0), QUESTION, backend="mock")
+    # the decline's bar only (lead_support 0; the lead's support bar: test_answer_designs.py)
+    _, answer = streamed(lead(corpus_dir, 0.0, lead_support=0.0), QUESTION, backend="mock")
     assert answer.fallback_reason is None and answer.backend == "mock"
     assert answer.text.startswith("Ring Attention distributes long sequences across multiple devices.")
 

@@ -140,8 +140,9 @@ def test_the_lead_is_written_from_the_first_sentences_shown_and_all_are_quoted(c
     from assistant import Assistant
 
     question = "What is Ring Attention?"
-    full = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}, "lead_shown": 4})
-    one = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}, "lead_shown": 1})
+    # (lead_support 0: every lead shown; its bar is tested in test_answer_designs.py)
+    full = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}, "lead_shown": 4, "lead_support": 0.0})
+    one = Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": "lead"}, "lead_shown": 1, "lead_support": 0.0})
     mock_model.enqueue("Ring Attention spreads long sequences over devices. [1]",
                        "Ring Attention spreads long sequences over devices. [1]")
     a, b = full.ask(question, backend="mock"), one.ask(question, backend="mock")

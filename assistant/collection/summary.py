@@ -16,6 +16,7 @@ from assistant.types import (
     CAVEAT_LIST_UNWRITTEN,
     Answer,
 )
+from assistant.verify import support
 from assistant.verify.citations import Verifier, renumber_markers
 
 PROMPTS = {LIST: "answer_list", COMPARE: "answer_compare", OVERVIEW: "answer_overview"}
@@ -53,7 +54,10 @@ def with_summary(parts: Parts, backend: str, answer: Answer) -> tuple[Answer, fl
     sources = [answer.citations[i].text for i in shown]
     position = {i + 1: p + 1 for p, i in enumerate(shown)}
     raw = renumber_markers(raw, lambda n: position.get(n, len(shown) + 1))  # [1, 2] and [2-3] too
-    result = Verifier(sources, parts.cache, parts.idf(), parts.settings.verify).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
+    cfg = parts.settings.verify
+    if parts.settings.prompts.design(backend) == "lead":  # a lead model's sentence: the lead's bar (engine._lead_checked)
+        cfg = cfg.model_copy(update={"learned_bar": support.lead_bar(parts.settings.prompts.lead_support)})
+    result = Verifier(sources, parts.cache, parts.idf(), cfg).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
     kept = []
     for s in result.sentences:
         if s.supported and s.citations:

@@ -198,6 +198,8 @@ class SupportModel:
         self.weights = np.asarray(spec["weights"], np.float32)
         self.bias = float(spec["bias"])
         self.threshold = float(spec["threshold"])
+        # the bar of a "lead" sentence (settings.prompts.lead_support): evals/support_fit.py lead_threshold
+        self.lead_threshold = float(spec.get("lead_threshold", self.threshold))
         self.ce = "ce" in self.features
         self._cols = [len(FEATURES) if f == "ce" else FEATURES.index(f) for f in self.features]
 
@@ -211,9 +213,9 @@ class SupportModel:
         z = (self.select(x) - self.mean) / self.scale
         return 1.0 / (1.0 + np.exp(-(z @ self.weights + self.bias)))
 
-    def passes(self, x: np.ndarray) -> tuple[bool, float]:
+    def passes(self, x: np.ndarray, bar: float | None = None) -> tuple[bool, float]:
         p = float(self.prob(x)[0])
-        return p >= self.threshold, p
+        return p >= (self.threshold if bar is None else bar), p
 
 
 @lru_cache(maxsize=4)
@@ -223,11 +225,23 @@ def load(path: str = str(MODEL_PATH)) -> SupportModel | None:
     return SupportModel(json.loads(p.read_text(encoding="utf-8"))) if p.exists() else None
 
 
+def lead_bar(override: float | None = None) -> float | None:
+    """The bar of a sentence a "lead" model writes (its lead, or its synthesis above a list):
+    ``override`` (settings.prompts.lead_support), else the shipped ``lead_threshold``; None (the
+    claims' own threshold) when no model is shipped."""
+    if override is not None:
+        return override
+    model = load()
+    return model.lead_threshold if model is not None else None
+
+
 def why_not(v: Any, judged: Judged, i: int) -> str | None:
     """Why the learned check finds that source ``i`` does not state the claim (None: it does, or
     no model is shipped)."""
     model = load()
     if model is None or not judged.ranked.get(i):
         return None
-    ok, p = model.passes(features(v, judged, i, ce=model.ce))
-    return None if ok else f"the learned support check finds it not stated (p={p:.2f}, needs {model.threshold:.2f})"
+    bar = v.cfg.learned_bar
+    ok, p = model.passes(features(v, judged, i, ce=model.ce), bar)
+    need = model.threshold if bar is None else bar
+    return None if ok else f"the learned support check finds it not stated (p={p:.2f}, needs {need:.2f})"
