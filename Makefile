@@ -57,6 +57,7 @@ fit: $(VENV)/.installed-dev
 	$(BIN)/python -m evals.list_followups meaning
 	$(BIN)/python -m evals.shapes_model fit
 	$(BIN)/python -m evals.declines fit
+	$(BIN)/python -m evals.caveat_rules --declines --from evals/fits/declines_written_cache.jsonl --fit-out evals/fits/declines_written.json > /dev/null
 	$(BIN)/python -m evals.fit_shapes fit
 	$(BIN)/python -m evals.fit_sentences fit --scifact-dir evals/runs/_cache/scifact-fit --ce
 	$(BIN)/python -m evals.fit support

@@ -3,6 +3,7 @@ written on: does an answer say plainly when the abstract does not state the deta
 hedging the answerable ones?
 
     python -m evals.caveat_rules --bundled-dir D --scifact-dir S [--answerable 400] [--out RUN.json]
+    python -m evals.caveat_rules --declines [--answerable 160] ...   # the local model's decline, heard or not
 
 The rule family (engine ``_caveated``): the asked-for item (``assistant/verify/focus.py``,
 ``settings.caveat.asked_item``: "... describe X but do not state the N asked for"). The figure rule
@@ -13,6 +14,16 @@ follow-up of ``evals/datasets/questions_written.jsonl`` whose detail its abstrac
 each asked extractively over its own corpus's index (``D``: the bundled corpus, ``S``: SciFact-2101's).
 Per variant: absent questions refused or caveated, answerable ones refused, caveated; per writer's
 batch, and the paired difference against the shipped rules with a bootstrap 95% interval.
+
+``--declines`` measures the default local model's NOT IN SOURCES the same way: each question asked
+with ``backend="local"`` as shipped (every decline heard: extraction's sentences under "the model
+found no direct answer") and extractively; "decline not heard" is the local answer where the model
+did not decline and extraction's where it did (what ``settings.prompts.decline_relevance`` = 0 gives
+on a plain answer: engine ``_model_declined``). Between the two, ``settings.prompts.decline_relevance``:
+the decline heard only when the decision's relevance is below a bar, chosen by 5-fold CV (folds by
+question) to minimise ``DECLINE_WEIGHT`` x absent questions left unhedged + answerable ones hedged
+(the weight of ``evals/declines.py``); ``--from RUN.json`` refits from a saved run, asking nothing (``make fit``:
+``--from evals/fits/declines_written_cache.jsonl --fit-out evals/fits/declines_written.json``).
 """
 
 from __future__ import annotations
@@ -51,12 +62,61 @@ def variant(name: str) -> dict[str, Any]:
     return {"caveat": {"asked_item": name != "no asked item"}}
 
 
-def run(dirs: dict[str, Path], qs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+DECLINE_WEIGHT = 2.0  # an absent detail left unhedged costs two hedged right answers (evals/declines.py)
+
+
+def _hedged(r: dict[str, Any]) -> bool:
+    return bool(r["refused"] or r["caveat"])
+
+
+def with_bar(local: list[dict[str, Any]], extractive: list[dict[str, Any]], bar: float) -> list[dict[str, Any]]:
+    """The local run with a decline overruled where the decision's relevance reaches ``bar``."""
+    ex = {r["id"]: r for r in extractive}
+    return [ex[r["id"]] if r["declined"] and not r["refused"] and (r.get("relevance") or 0.0) >= bar else r for r in local]
+
+
+def _cost(rows: list[dict[str, Any]], weight: float) -> float:
+    return sum(weight * (r_absent and not h) + ((not r_absent) and h) for r_absent, h in ((r["absent"], _hedged(r)) for r in rows))
+
+
+def fit_bar(local: list[dict[str, Any]], extractive: list[dict[str, Any]], weight: float = DECLINE_WEIGHT,
+            folds: int = 5, seed: int = 0) -> dict[str, Any]:
+    """The decline's relevance bar by ``folds``-fold CV: per fold, the bar of least cost on the other
+    folds, its held-out figures and cost against every decline heard; then the bar on every row."""
+    absent = {r["id"]: r["absent"] for r in local}
+    bars = sorted({0.0, 9.0} | {round(float(r["relevance"]), 3) for r in local if r["declined"] and r.get("relevance") is not None})
+    ids = sorted(absent)
+    random.Random(seed).shuffle(ids)
+    parts = [set(ids[i::folds]) for i in range(folds)]
+
+    def rows(bar: float, keep: set[str] | None, inside: bool) -> list[dict[str, Any]]:
+        return [r for r in with_bar(local, extractive, bar) if keep is None or ((r["id"] in keep) == inside)]
+
+    held: list[dict[str, Any]] = []
+    for part in parts:
+        bar = min(bars, key=lambda b: (_cost(rows(b, part, False), weight), -b))
+        test = rows(bar, part, True)
+        held.append({"bar": bar, **figures(test), "cost_minus_every_heard": _cost(test, weight) - _cost(rows(9.0, part, True), weight)})
+    bar = min(bars, key=lambda b: (_cost(rows(b, None, True), weight), -b))
+    spread = {k: [round(float(np.mean([h[k] for h in held])), 3), round(float(np.std([h[k] for h in held])), 3)]
+              for k in ("absent_refused_or_caveated", "answerable_caveated", "cost_minus_every_heard")}
+    return {"weight": weight, "bar": bar, "held_out": spread, "folds": held,
+            "frontier": {str(b): figures(rows(b, None, True)) for b in (0.0, 0.3, 0.5, 0.7, bar, 9.0)}}
+
+
+def unheard(local: list[dict[str, Any]], extractive: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The local run with every decline overruled: extraction's answer where the model declined."""
+    ex = {r["id"]: r for r in extractive}
+    return [ex[r["id"]] if r["declined"] and not r["refused"] else r for r in local]
+
+
+def run(dirs: dict[str, Path], qs: list[dict[str, Any]], variants: tuple[str, ...] = VARIANTS) -> dict[str, list[dict[str, Any]]]:
     from assistant import Assistant
+    from assistant.compose.answer_text import DECLINED_REASON
     from assistant.settings import Settings
 
     out: dict[str, list[dict[str, Any]]] = {}
-    for name in VARIANTS:
+    for name in variants:
         overrides = variant(name)
         assistants: dict[str, Any] = {}
         rows = []
@@ -66,9 +126,12 @@ def run(dirs: dict[str, Path], qs: list[dict[str, Any]]) -> dict[str, list[dict[
                 s = Settings.load(data_dir=dirs[corpus])
                 s = s.model_copy(update={"caveat": s.caveat.model_copy(update=overrides["caveat"])})
                 assistants[corpus] = Assistant(settings=s)
-            ans = assistants[corpus].ask(r["question"], history=r.get("history") or [], backend="extractive")
+            backend = "local" if name == "local" else "extractive"
+            ans = assistants[corpus].ask(r["question"], history=r.get("history") or [], backend=backend)
             rows.append({"id": r["id"], "batch": r["id"].split("-")[0], "absent": bool(r.get("absent")),
-                         "refused": ans.refused, "caveat": ans.caveat_kind if ans.caveat else None})
+                         "refused": ans.refused, "caveat": ans.caveat_kind if ans.caveat else None,
+                         "declined": ans.fallback_reason == DECLINED_REASON, "words": len(ans.text.split()),
+                         "relevance": ans.relevance})
         out[name] = rows
         print(f"{name}: {len(rows)} answers", file=sys.stderr, flush=True)
     return out
@@ -98,8 +161,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scifact-dir", type=Path, default=ROOT / "runs" / "_cache" / "scifact-fit")
     ap.add_argument("--answerable", type=int, default=400)
     ap.add_argument("--out", type=Path, default=None, help="also write every answer's outcome here (JSON)")
+    ap.add_argument("--declines", action="store_true", help="the local model's decline heard or not (above)")
+    ap.add_argument("--from", dest="from_run", type=Path, default=None, help="--declines: refit from this saved --out run")
+    ap.add_argument("--fit-out", type=Path, default=None, help="--declines: write the report here (evals/fits/declines_written.json)")
     args = ap.parse_args(argv)
-    runs = run({"bundled": args.bundled_dir, "scifact": args.scifact_dir}, questions(args.answerable))
+    dirs = {"bundled": args.bundled_dir, "scifact": args.scifact_dir}
+    if args.declines:
+        if args.from_run:
+            cached = [json.loads(line) for line in args.from_run.read_text(encoding="utf-8").splitlines() if line.strip()]
+            local = [{k: v for k, v in r.items() if k != "run"} for r in cached if r["run"] == "local"]
+            extractive = [{k: v for k, v in r.items() if k != "run"} for r in cached if r["run"] == "extractive"]
+            runs = {"local": local, "decline not heard": unheard(local, extractive), "extractive": extractive}
+        else:
+            asked = run(dirs, questions(args.answerable), ("shipped", "local"))
+            runs = {"local": asked["local"], "decline not heard": unheard(asked["local"], asked["shipped"]),
+                    "extractive": asked["shipped"]}
+        report = {name: {"all": figures(rows), "declined": sum(r.get("declined", False) for r in rows)}
+                  for name, rows in runs.items()}
+        report["decline not heard"]["against_local"] = {
+            "absent_hedged": paired(runs["local"], runs["decline not heard"], True),
+            "answerable_hedged": paired(runs["local"], runs["decline not heard"], False)}
+        report["decline_relevance"] = fit_bar(runs["local"], runs["extractive"])
+        print(json.dumps(report, indent=1))
+        if args.fit_out:
+            args.fit_out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        if args.out:  # the cache --from reads: one line per answer, its run named
+            args.out.write_text("".join(json.dumps({"run": name, **r}) + "\n" for name in ("local", "extractive")
+                                        for r in runs[name]), encoding="utf-8")
+        return 0
+    runs = run(dirs, questions(args.answerable))
     report: dict[str, Any] = {}
     for name, rows in runs.items():
         report[name] = {"all": figures(rows), **{b: figures([r for r in rows if r["batch"] == b])

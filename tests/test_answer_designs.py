@@ -22,8 +22,8 @@ def numbered(messages: list[dict[str, str]]) -> dict[int, str]:
     return {int(n): s for n, s in re.findall(r"^\[(\d+)\] (.+)$", messages[-1]["content"], flags=re.M)}
 
 
-def with_design(corpus_dir: Path, design: str) -> Assistant:
-    return Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": design}})
+def with_design(corpus_dir: Path, design: str, **prompts: Any) -> Assistant:
+    return Assistant(data_dir=corpus_dir, backend="extractive", prompts={"designs": {"mock": design}, **prompts})
 
 
 def test_lead_sentence_then_extractions_sentences_quoted(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
@@ -52,8 +52,8 @@ def test_lead_sentence_then_extractions_sentences_quoted(corpus_dir: Path, corpu
 
 
 def test_lead_decline_is_heard(corpus_dir: Path, mock_model: Any) -> None:
-    mock_model.enqueue("NOT IN SOURCES")
-    text, answer = streamed(with_design(corpus_dir, "lead"), QUESTION, backend="mock")
+    mock_model.enqueue("NOT IN SOURCES")  # every decline heard (decline_relevance None; the bar: test_declines.py)
+    text, answer = streamed(with_design(corpus_dir, "lead", decline_relevance=None), QUESTION, backend="mock")
     assert answer.fallback_reason == DECLINED_REASON and answer.caveat and answer.citations
     assert "NOT IN SOURCES" not in text  # the decline is never streamed to the reader
 

@@ -32,9 +32,14 @@ def relevance(corpus: Assistant, question: str) -> float:
     return turn.decision.relevance
 
 
-def test_by_default_every_decline_is_heard() -> None:
-    # the fit found no bar that keeps the decline's catches held out (evals/fits/declines.json)
-    assert Settings().prompts.decline_relevance is None
+def test_the_default_bar_is_the_one_fitted_on_readers_questions() -> None:
+    # python -m evals.caveat_rules --declines: the bar chosen on every row, and held out it costs less
+    # than hearing every decline in each fold
+    import json
+
+    fit = json.loads((Path(__file__).resolve().parent.parent / "evals" / "fits" / "declines_written.json").read_text())
+    assert Settings().prompts.decline_relevance == fit["decline_relevance"]["bar"]
+    assert all(f["cost_minus_every_heard"] <= 0 for f in fit["decline_relevance"]["folds"])
 
 
 def test_a_decline_above_the_bar_is_overruled(corpus_dir: Path, corpus: Assistant, mock_model: Any) -> None:
@@ -61,7 +66,7 @@ def test_an_unanswerable_questions_decline_is_heard(corpus_dir: Path, corpus: As
     relevance(corpus, UNANSWERABLE)  # the decision would answer it plainly: only the model's decline hedges
     assert corpus.ask(UNANSWERABLE, backend="extractive").caveat is None
     mock_model.enqueue("NOT IN SOURCES")
-    _, answer = streamed(lead(corpus_dir, Settings().prompts.decline_relevance), UNANSWERABLE, backend="mock")
+    _, answer = streamed(lead(corpus_dir, None), UNANSWERABLE, backend="mock")  # None: every decline heard
     assert mock_model.prompts and answer.fallback_reason == DECLINED_REASON
     assert answer.caveat_kind == CAVEAT_MODEL_DECLINED and answer.caveat and not answer.refused
 
@@ -179,3 +184,25 @@ def test_the_refresh_refuses_an_empty_index_and_keeps_the_cache(tmp_path: Path) 
     with pytest.raises(SystemExit, match="no abstracts indexed"):  # it once rewrote every row as refused
         refresh_main(["--data-dir", str(tmp_path / "empty"), "--cache", str(cache)])
     assert cache.read_text() == '{"key": "dev:q001:plain:lead1"}\n'
+
+
+def test_the_declines_bar_is_fitted_by_its_cost_on_held_out_folds() -> None:
+    """evals.caveat_rules.fit_bar: a decline heard below the bar hedges; above it extraction's answer
+    stands. Declines at high relevance on answerable questions (needless hedges) and at low relevance
+    on absent details (earned ones): the bar falls between them and beats hearing every decline."""
+    from evals.caveat_rules import fit_bar, with_bar
+
+    def row(i: int, absent: bool, rel: float, declined: bool, caveat: bool) -> dict[str, Any]:
+        return {"id": f"q{i}", "absent": absent, "relevance": rel, "declined": declined, "refused": False,
+                "caveat": "model_declined" if declined else ("weak" if caveat else None)}
+
+    local = [row(i, True, 0.2 + 0.01 * i, True, True) for i in range(20)]
+    local += [row(20 + i, False, 0.8 + 0.005 * i, True, True) for i in range(20)]
+    local += [row(40 + i, False, 0.9, False, False) for i in range(10)]
+    extractive = [{**r, "declined": False, "caveat": None} for r in local]
+    assert [r["caveat"] for r in with_bar(local, extractive, 0.5)][:20] == ["model_declined"] * 20
+    assert all(r["caveat"] is None for r in with_bar(local, extractive, 0.5)[20:])
+    fit = fit_bar(local, extractive, folds=5)
+    assert 0.39 < fit["bar"] <= 0.8
+    assert fit["held_out"]["cost_minus_every_heard"][0] < 0
+    assert fit["frontier"]["9.0"]["answerable_caveated"] > fit["frontier"][str(fit["bar"])]["answerable_caveated"] == 0.0

@@ -151,9 +151,10 @@ def test_every_fit_file_is_rebuilt_by_make_fit() -> None:
                "list_followups_answer.json": "evals.list_followups cutoff",
                "list_followups_meaning.json": "evals.list_followups meaning",
                "shapes_model.json": "evals.shapes_model fit", "declines.json": "evals.declines fit",
+               "declines_written.json": "evals.caveat_rules --declines",
                "support.json": "evals.fit support"}
     # the local model's readings the fits read, and the cross-encoders' out-of-fold probabilities (make train)
-    caches = {"shapes_model_cache.jsonl", "declines_cache.jsonl", "support_ce_oof.json", "sentence_ce_oof.json"}
+    caches = {"shapes_model_cache.jsonl", "declines_cache.jsonl", "declines_written_cache.jsonl", "support_ce_oof.json", "sentence_ce_oof.json"}
     assert {p.name for p in (root / "evals" / "fits").iterdir()} == set(writers) | caches
     for name, command in writers.items():
         assert f"-m {command}" in recipe, name
