@@ -153,14 +153,11 @@ class PromptsSection(BaseModel):
         "leads (`python -m evals.fit support`, evals/fits/support.json). A lead has its quotes to fall back on, "
         "so its bar is the one at which few unstated leads pass, not the one that keeps most supported claims."))
     decline_relevance: float | None = Field(0.729, description=(
-        "A \"lead\" model's NOT IN SOURCES on a plain answer (no name unmatched) whose decision relevance reaches "
-        "this is overruled: extraction's answer stands, without the lead (engine._model_declined). None: every "
-        "decline heard. Fit: python -m evals.caveat_rules --declines (evals/fits/declines_written.json): readers' "
-        "one-fact questions (170 whose detail the abstract does not state, 218 answerable; five writers, both "
-        "corpora) asked through the local model, 5-fold CV, cost 2 x absent unhedged + answerable hedged. Held "
-        "out, against every decline heard: absent hedged 0.823 +- 0.053 (0.835), answerable caveated 0.318 +- "
-        "0.032 (0.390), cost -2.4 +- 1.0 a fold (lower in all five). No bar: absent hedged 0.582, answerable 0.060. On the project's own tuning questions "
-        "(python -m evals.declines fit, evals/fits/declines.json) no bar beat every decline heard beyond the spread."))
+        "A \"lead\" model's NOT IN SOURCES on a plain answer whose decision relevance reaches this is overruled: "
+        "extraction's answer stands (engine._model_declined). None: every decline heard. Fit: python -m "
+        "evals.caveat_rules --declines, evals/fits/declines_written.json (388 readers' questions, 5-fold CV; "
+        "held out, answerable caveated 0.390 -> 0.318, absent hedged 0.835 -> 0.823). The older fit on tuning "
+        "questions: evals/fits/declines.json."))
     summary_items: int = Field(2, description=(
         'A list / comparison / overview answer of a "lead" backend: the model writes one synthesis sentence from '
         "the first summary_items cited items (label + the item's sentence clipped to summary_words words), in the "
