@@ -341,11 +341,8 @@ class AnswerEngine:
         """The lead sentence dropped, with its reason, when it does not pass the check at the lead's
         bar; None when it passes."""
         assert turn.evidence is not None
-        bar = support.lead_bar(self.settings.prompts.lead_support)
-        hits = turn.hits[: len(turn.evidence.texts)]
-        cfg = self.settings.verify.model_copy(update={"learned_bar": bar})
-        result = Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), cfg,
-                          labels=[d.label for d, _ in hits]).verify(lead)
+        cfg = support.at_lead_bar(self.settings.verify, self.settings.prompts.lead_support)
+        result = self._verifier(turn.hits[: len(turn.evidence.texts)], cfg).verify(lead)
         first = next(iter(result.sentences), None)
         if first is None or first.supported:
             return None
@@ -377,7 +374,7 @@ class AnswerEngine:
         closest statements are quoted under a caveat saying the model found no direct answer —
         "the sources describe X but do not state Y" rather than refusing a question the
         collection may well answer. A "lead" decline on a plain answer whose relevance reaches
-        ``settings.prompts.decline_relevance`` is overruled (off by default: evals/declines.py)."""
+        ``settings.prompts.decline_relevance`` is overruled (evals/caveat_rules.py --declines)."""
         d = turn.decision
         if d is not None and d.missing:
             return self._refusal(base, turn)
@@ -418,9 +415,13 @@ class AnswerEngine:
         return rewritten if terms(rewritten) else standalone_question(turn.question, turn.history)
 
     # --- shared pieces --------------------------------------------------------------------------
+    def _verifier(self, hits: Hits, cfg: Any = None) -> Verifier:
+        """The support check over ``hits``' abstracts (``cfg``: the verify settings, by default the engine's)."""
+        return Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), cfg or self.settings.verify,
+                        labels=[d.label for d, _ in hits])
+
     def _verified(self, base: Answer, hits: Hits, raw: str) -> Answer:
-        result = Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), self.settings.verify,
-                          labels=[d.label for d, _ in hits]).verify(raw)
+        result = self._verifier(hits).verify(raw)
         base.text = result.text
         base.sentences = result.sentences
         base.citations = citations(hits, result.order, result.evidence)

@@ -104,12 +104,6 @@ def fit_bar(local: list[dict[str, Any]], extractive: list[dict[str, Any]], weigh
             "frontier": {str(b): figures(rows(b, None, True)) for b in (0.0, 0.3, 0.5, 0.7, bar, 9.0)}}
 
 
-def unheard(local: list[dict[str, Any]], extractive: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The local run with every decline overruled: extraction's answer where the model declined."""
-    ex = {r["id"]: r for r in extractive}
-    return [ex[r["id"]] if r["declined"] and not r["refused"] else r for r in local]
-
-
 def run(dirs: dict[str, Path], qs: list[dict[str, Any]], variants: tuple[str, ...] = VARIANTS) -> dict[str, list[dict[str, Any]]]:
     from assistant import Assistant
     from assistant.compose.answer_text import DECLINED_REASON
@@ -147,8 +141,8 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 def paired(a: list[dict[str, Any]], b: list[dict[str, Any]], absent: bool, seed: int = 29) -> dict[str, Any]:
     """Variant ``b`` minus ``a`` on the share hedged (refused or caveated), with a bootstrap 95% interval."""
-    x = np.array([float(r["refused"] or bool(r["caveat"])) for r in a if r["absent"] == absent])
-    y = np.array([float(r["refused"] or bool(r["caveat"])) for r in b if r["absent"] == absent])
+    x = np.array([float(_hedged(r)) for r in a if r["absent"] == absent])
+    y = np.array([float(_hedged(r)) for r in b if r["absent"] == absent])
     rng = np.random.default_rng(seed)
     boots = [float((y[i] - x[i]).mean()) for i in (rng.integers(0, len(x), len(x)) for _ in range(2000))]
     return {"difference": round(float((y - x).mean()), 3), "ci95": [round(float(np.percentile(boots, q)), 3) for q in (2.5, 97.5)],
@@ -171,10 +165,10 @@ def main(argv: list[str] | None = None) -> int:
             cached = [json.loads(line) for line in args.from_run.read_text(encoding="utf-8").splitlines() if line.strip()]
             local = [{k: v for k, v in r.items() if k != "run"} for r in cached if r["run"] == "local"]
             extractive = [{k: v for k, v in r.items() if k != "run"} for r in cached if r["run"] == "extractive"]
-            runs = {"local": local, "decline not heard": unheard(local, extractive), "extractive": extractive}
+            runs = {"local": local, "decline not heard": with_bar(local, extractive, 0.0), "extractive": extractive}
         else:
             asked = run(dirs, questions(args.answerable), ("shipped", "local"))
-            runs = {"local": asked["local"], "decline not heard": unheard(asked["local"], asked["shipped"]),
+            runs = {"local": asked["local"], "decline not heard": with_bar(asked["local"], asked["shipped"], 0.0),
                     "extractive": asked["shipped"]}
         report = {name: {"all": figures(rows), "declined": sum(r.get("declined", False) for r in rows)}
                   for name, rows in runs.items()}

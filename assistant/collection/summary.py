@@ -56,7 +56,7 @@ def with_summary(parts: Parts, backend: str, answer: Answer) -> tuple[Answer, fl
     raw = renumber_markers(raw, lambda n: position.get(n, len(shown) + 1))  # [1, 2] and [2-3] too
     cfg = parts.settings.verify
     if parts.settings.prompts.design(backend) == "lead":  # a lead model's sentence: the lead's bar (engine._lead_checked)
-        cfg = cfg.model_copy(update={"learned_bar": support.lead_bar(parts.settings.prompts.lead_support)})
+        cfg = support.at_lead_bar(cfg, parts.settings.prompts.lead_support)
     result = Verifier(sources, parts.cache, parts.idf(), cfg).verify("" if "NOT IN SOURCES" in raw.upper() else raw)
     kept = []
     for s in result.sentences:

@@ -235,6 +235,11 @@ def lead_bar(override: float | None = None) -> float | None:
     return model.lead_threshold if model is not None else None
 
 
+def at_lead_bar(cfg: Any, override: float | None = None) -> Any:
+    """``cfg`` (VerifySettings) asking the lead's bar (``lead_bar``) of the learned check."""
+    return cfg.model_copy(update={"learned_bar": lead_bar(override)})
+
+
 def why_not(v: Any, judged: Judged, i: int) -> str | None:
     """Why the learned check finds that source ``i`` does not state the claim (None: it does, or
     no model is shipped)."""
