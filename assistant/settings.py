@@ -152,12 +152,12 @@ class PromptsSection(BaseModel):
         "too). None: the shipped model's ``lead_threshold``, fitted on readers' verdicts of the local model's own "
         "leads (`python -m evals.fit support`, evals/fits/support.json). A lead has its quotes to fall back on, "
         "so its bar is the one at which few unstated leads pass, not the one that keeps most supported claims."))
-    decline_relevance: float | None = Field(0.729, description=(
+    decline_relevance: float | None = Field(0.184, description=(
         "A \"lead\" model's NOT IN SOURCES on a plain answer whose decision relevance reaches this is overruled: "
         "extraction's answer stands (engine._model_declined). None: every decline heard. Fit: python -m "
-        "evals.caveat_rules --declines, evals/fits/declines_written.json (388 readers' questions, 5-fold CV; "
-        "held out, answerable caveated 0.390 -> 0.318, absent hedged 0.835 -> 0.823). The older fit on tuning "
-        "questions: evals/fits/declines.json."))
+        "evals.caveat_rules --declines, evals/fits/declines_written.json (322 readers' questions, 5-fold CV, "
+        "answerable ones weighted by how often researchers ask them; held out, answerable caveated 0.362 -> "
+        "0.063, absent hedged 0.833 -> 0.579). The older fit on tuning questions: evals/fits/declines.json."))
     summary_items: int = Field(2, description=(
         'A list / comparison / overview answer of a "lead" backend: the model writes one synthesis sentence from '
         "the first summary_items cited items (label + the item's sentence clipped to summary_words words), in the "

@@ -22,7 +22,8 @@ did not decline and extraction's where it did (what ``settings.prompts.decline_r
 on a plain answer: engine ``_model_declined``). Between the two, ``settings.prompts.decline_relevance``:
 the decline heard only when the decision's relevance is below a bar, chosen by 5-fold CV (folds by
 question) to minimise ``DECLINE_WEIGHT`` x absent questions left unhedged + answerable ones hedged
-(the weight of ``evals/declines.py``); ``--from RUN.json`` refits from a saved run, asking nothing (``make fit``:
+(the weight of ``evals/declines.py``), on the writers' batches only: ``ab_written.jsonl``'s questions
+are held out of the fit and reported at its bar; ``--from RUN.json`` refits from a saved run, asking nothing (``make fit``:
 ``--from evals/fits/declines_written_cache.jsonl --fit-out evals/fits/declines_written.json``).
 """
 
@@ -42,24 +43,30 @@ DATASETS = ROOT / "datasets"
 VARIANTS = ("shipped", "no asked item")
 
 
+def _fact(r: dict[str, Any]) -> bool:
+    return r["shape"] == "fact" or (r["shape"] == "followup" and r.get("followup_shape") == "fact")
+
+
 def questions(answerable: int, seed: int = 29) -> list[dict[str, Any]]:
     def rows(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
-    def fact(r: dict[str, Any]) -> bool:
-        return r["shape"] == "fact" or (r["shape"] == "followup" and r.get("followup_shape") == "fact")
-
-    written = [r for r in rows(DATASETS / "questions_written.jsonl") if fact(r)]
+    written = [r for r in rows(DATASETS / "questions_written.jsonl") if _fact(r)]
     absent = [r for r in written if r.get("absent")]
     others = [r for r in written if not r.get("absent")]
     random.Random(seed).shuffle(others)
-    held = [r for r in rows(DATASETS / "ab_written.jsonl") if fact(r)]
+    held = [r for r in rows(DATASETS / "ab_written.jsonl") if _fact(r)]
     return absent + others[:answerable] + held
 
 
 def variant(name: str) -> dict[str, Any]:
     """The settings overrides of ``name``."""
     return {"caveat": {"asked_item": name != "no asked item"}}
+
+
+def held_ids() -> set[str]:
+    """The ids of ``ab_written.jsonl``: asked and reported by ``--declines``, never read by its fit."""
+    return {json.loads(line)["id"] for line in (DATASETS / "ab_written.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
 DECLINE_WEIGHT = 2.0  # an absent detail left unhedged costs two hedged right answers (evals/declines.py)
@@ -75,12 +82,23 @@ def with_bar(local: list[dict[str, Any]], extractive: list[dict[str, Any]], bar:
     return [ex[r["id"]] if r["declined"] and not r["refused"] and (r.get("relevance") or 0.0) >= bar else r for r in local]
 
 
-def _cost(rows: list[dict[str, Any]], weight: float) -> float:
-    return sum(weight * (r_absent and not h) + ((not r_absent) and h) for r_absent, h in ((r["absent"], _hedged(r)) for r in rows))
+def _cost(rows: list[dict[str, Any]], weight: float, scale: float = 1.0) -> float:
+    """``weight`` x absent questions left unhedged + answerable ones hedged, each of the latter
+    counted ``scale`` times (the sample's answerable questions stand for that many each)."""
+    return sum(weight * (r_absent and not h) + scale * ((not r_absent) and h) for r_absent, h in ((r["absent"], _hedged(r)) for r in rows))
+
+
+def answerable_scale(fitted: list[dict[str, Any]]) -> float:
+    """How many of the writers' answerable one-fact questions each answerable question of the
+    sample stands for: ``questions`` takes every absent one but a sample of the others, so the
+    sample holds far more absent details (about half) than researchers' questions do (162 of 1,490)."""
+    written = [json.loads(line) for line in (DATASETS / "questions_written.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    answerable = sum(1 for r in written if _fact(r) and not r.get("absent"))
+    return answerable / max(1, sum(1 for r in fitted if not r["absent"]))
 
 
 def fit_bar(local: list[dict[str, Any]], extractive: list[dict[str, Any]], weight: float = DECLINE_WEIGHT,
-            folds: int = 5, seed: int = 0) -> dict[str, Any]:
+            folds: int = 5, seed: int = 0, scale: float = 1.0) -> dict[str, Any]:
     """The decline's relevance bar by ``folds``-fold CV: per fold, the bar of least cost on the other
     folds, its held-out figures and cost against every decline heard; then the bar on every row."""
     absent = {r["id"]: r["absent"] for r in local}
@@ -94,13 +112,14 @@ def fit_bar(local: list[dict[str, Any]], extractive: list[dict[str, Any]], weigh
 
     held: list[dict[str, Any]] = []
     for part in parts:
-        bar = min(bars, key=lambda b: (_cost(rows(b, part, False), weight), -b))
+        bar = min(bars, key=lambda b: (_cost(rows(b, part, False), weight, scale), -b))
         test = rows(bar, part, True)
-        held.append({"bar": bar, **figures(test), "cost_minus_every_heard": _cost(test, weight) - _cost(rows(9.0, part, True), weight)})
-    bar = min(bars, key=lambda b: (_cost(rows(b, None, True), weight), -b))
+        held.append({"bar": bar, **figures(test), "cost_minus_every_heard":
+                     round(_cost(test, weight, scale) - _cost(rows(9.0, part, True), weight, scale), 2)})
+    bar = min(bars, key=lambda b: (_cost(rows(b, None, True), weight, scale), -b))
     spread = {k: [round(float(np.mean([h[k] for h in held])), 3), round(float(np.std([h[k] for h in held])), 3)]
               for k in ("absent_refused_or_caveated", "answerable_caveated", "cost_minus_every_heard")}
-    return {"weight": weight, "bar": bar, "held_out": spread, "folds": held,
+    return {"weight": weight, "answerable_scale": round(scale, 3), "bar": bar, "held_out": spread, "folds": held,
             "frontier": {str(b): figures(rows(b, None, True)) for b in (0.0, 0.3, 0.5, 0.7, bar, 9.0)}}
 
 
@@ -175,7 +194,17 @@ def main(argv: list[str] | None = None) -> int:
         report["decline not heard"]["against_local"] = {
             "absent_hedged": paired(runs["local"], runs["decline not heard"], True),
             "answerable_hedged": paired(runs["local"], runs["decline not heard"], False)}
-        report["decline_relevance"] = fit_bar(runs["local"], runs["extractive"])
+        # the bar is fitted on the writers' batches only: ab_written's questions (the blind A/B's) are
+        # held out of the fit and reported at the fitted bar
+        held = held_ids()
+        fitted = [r for r in runs["local"] if r["id"] not in held]
+        report["decline_relevance"] = fit = fit_bar(fitted, [r for r in runs["extractive"] if r["id"] not in held],
+                                                    scale=answerable_scale(fitted))
+        fit["ab_written_held_out"] = {
+            name: figures([r for r in rows if r["id"] in held])
+            for name, rows in (("every decline heard", runs["local"]),
+                               (f"heard below {fit['bar']:g}", with_bar(runs["local"], runs["extractive"], fit["bar"])),
+                               ("never heard", runs["decline not heard"]))}
         print(json.dumps(report, indent=1))
         if args.fit_out:
             args.fit_out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
