@@ -57,7 +57,7 @@ from assistant.question.conversation import (
 from assistant.question.reading import Question, read
 from assistant.search.hits import Hits, to_hit
 from assistant.search.retrieval import HybridRetriever
-from assistant.settings import Settings
+from assistant.settings import Settings, VerifySettings
 from assistant.store.idf import Idf
 from assistant.types import Answer, AnswerSentence
 from assistant.verify import support
@@ -415,7 +415,7 @@ class AnswerEngine:
         return rewritten if terms(rewritten) else standalone_question(turn.question, turn.history)
 
     # --- shared pieces --------------------------------------------------------------------------
-    def _verifier(self, hits: Hits, cfg: Any = None) -> Verifier:
+    def _verifier(self, hits: Hits, cfg: VerifySettings | None = None) -> Verifier:
         """The support check over ``hits``' abstracts (``cfg``: the verify settings, by default the engine's)."""
         return Verifier([doc.original for doc, _ in hits], self.cache, self.idf(), cfg or self.settings.verify,
                         labels=[d.label for d, _ in hits])

@@ -47,15 +47,16 @@ def _fact(r: dict[str, Any]) -> bool:
     return r["shape"] == "fact" or (r["shape"] == "followup" and r.get("followup_shape") == "fact")
 
 
-def questions(answerable: int, seed: int = 29) -> list[dict[str, Any]]:
-    def rows(path: Path) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
-    written = [r for r in rows(DATASETS / "questions_written.jsonl") if _fact(r)]
+
+def questions(answerable: int, seed: int = 29) -> list[dict[str, Any]]:
+    written = [r for r in _rows(DATASETS / "questions_written.jsonl") if _fact(r)]
     absent = [r for r in written if r.get("absent")]
     others = [r for r in written if not r.get("absent")]
     random.Random(seed).shuffle(others)
-    held = [r for r in rows(DATASETS / "ab_written.jsonl") if _fact(r)]
+    held = [r for r in _rows(DATASETS / "ab_written.jsonl") if _fact(r)]
     return absent + others[:answerable] + held
 
 
@@ -66,7 +67,7 @@ def variant(name: str) -> dict[str, Any]:
 
 def held_ids() -> set[str]:
     """The ids of ``ab_written.jsonl``: asked and reported by ``--declines``, never read by its fit."""
-    return {json.loads(line)["id"] for line in (DATASETS / "ab_written.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()}
+    return {r["id"] for r in _rows(DATASETS / "ab_written.jsonl")}
 
 
 DECLINE_WEIGHT = 2.0  # an absent detail left unhedged costs two hedged right answers (evals/declines.py)
@@ -92,8 +93,7 @@ def answerable_scale(fitted: list[dict[str, Any]]) -> float:
     """How many of the writers' answerable one-fact questions each answerable question of the
     sample stands for: ``questions`` takes every absent one but a sample of the others, so the
     sample holds far more absent details (about half) than researchers' questions do (162 of 1,490)."""
-    written = [json.loads(line) for line in (DATASETS / "questions_written.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-    answerable = sum(1 for r in written if _fact(r) and not r.get("absent"))
+    answerable = sum(1 for r in _rows(DATASETS / "questions_written.jsonl") if _fact(r) and not r.get("absent"))
     return answerable / max(1, sum(1 for r in fitted if not r["absent"]))
 
 

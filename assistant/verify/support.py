@@ -44,6 +44,7 @@ from assistant.language.support_words import (
     OPPOSITE,
     UNIVERSAL,
 )
+from assistant.settings import VerifySettings
 from assistant.verify import attribution, support_ce
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "support.json"
@@ -235,7 +236,7 @@ def lead_bar(override: float | None = None) -> float | None:
     return model.lead_threshold if model is not None else None
 
 
-def at_lead_bar(cfg: Any, override: float | None = None) -> Any:
+def at_lead_bar(cfg: VerifySettings, override: float | None = None) -> VerifySettings:
     """``cfg`` (VerifySettings) asking the lead's bar (``lead_bar``) of the learned check."""
     return cfg.model_copy(update={"learned_bar": lead_bar(override)})
 
