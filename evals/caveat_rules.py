@@ -137,7 +137,9 @@ def run(dirs: dict[str, Path], qs: list[dict[str, Any]], variants: tuple[str, ..
             corpus = r.get("corpus", "bundled")
             if corpus not in assistants:
                 s = Settings.load(data_dir=dirs[corpus])
-                s = s.model_copy(update={"caveat": s.caveat.model_copy(update=overrides["caveat"])})
+                s = s.model_copy(update={"caveat": s.caveat.model_copy(update=overrides["caveat"]),
+                                         # the cache's local answers hear every decline: the bar is fitted on them
+                                         "prompts": s.prompts.model_copy(update={"decline_relevance": None})})
                 assistants[corpus] = Assistant(settings=s)
             backend = "local" if name == "local" else "extractive"
             ans = assistants[corpus].ask(r["question"], history=r.get("history") or [], backend=backend)
